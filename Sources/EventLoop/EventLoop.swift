@@ -1,0 +1,230 @@
+import CLibUV
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libuv loop on one thread, and the Swift executor for everything that runs on it.
+///
+/// Work reaches the loop two ways. From its own thread, jobs go to `localWork`, which needs no
+/// lock; the prepare handle drains it right before libuv blocks in poll, so nothing enqueued by an
+/// I/O callback waits for the next wake-up. From other threads, work goes to `inbox` under a lock
+/// and `uv_async_send` wakes the loop (libuv coalesces those wake-ups; the async callback drains
+/// everything that has arrived).
+///
+/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`
+/// and `readBuffer` are touched only on the loop thread (after `init`, which runs before the thread
+/// starts). `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
+public final class EventLoop: @unchecked Sendable {
+    /// The position of this loop in its group; stable for the loop's life.
+    public let index: Int
+
+    let uvLoop: UnsafeMutablePointer<uv_loop_t>
+    private let wakeup: UnsafeMutablePointer<uv_async_t>
+    private let drainer: UnsafeMutablePointer<uv_prepare_t>
+    private var localWork: [LoopWork] = []
+    private var spareWork: [LoopWork] = []
+    private var inboxSpare: [RemoteWork] = []
+    private let inbox = Mutex(Inbox())
+    private let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
+
+    /// Scratch memory for libuv reads: a read callback consumes it before the next allocation.
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    /// Runs when the loop has stopped, on the loop thread, before the thread exits.
+    private var stopCallbacks: [() -> Void] = []
+
+    private struct Inbox {
+        var work: [RemoteWork] = []
+        /// Set under the lock before the async handle closes, so no sender touches a closing handle.
+        var closed = false
+    }
+
+    private enum Lifecycle: Int {
+        case created, running, stopping, stopped
+    }
+
+    init(index: Int, readBufferSize: Int = 64 * 1024) throws(UVError) {
+        self.index = index
+        uvLoop = .allocate(capacity: 1)
+        wakeup = .allocate(capacity: 1)
+        drainer = .allocate(capacity: 1)
+        readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        try UVError.check(uv_loop_init(uvLoop))
+        uvLoop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        try UVError.check(uv_async_init(uvLoop, wakeup, eventLoopWakeup))
+        wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        try UVError.check(uv_prepare_init(uvLoop, drainer))
+        drainer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        try UVError.check(uv_prepare_start(drainer, eventLoopPrepare))
+        // The drainer must not keep the loop alive on its own; the async handle does until stop.
+        uv_unref(UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self))
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        uvLoop.deallocate()
+    }
+
+    /// The loop whose thread is running the caller, if any.
+    public static var current: EventLoop? {
+        guard let raw = pthread_getspecific(LoopThreadKey.key) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// True when called on this loop's thread.
+    public var inLoop: Bool {
+        pthread_getspecific(LoopThreadKey.key) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Runs `work` on the loop thread: right away in order with other jobs if called there,
+    /// otherwise after waking the loop. Returns false when the loop has already stopped.
+    @discardableResult
+    public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+        submit(.closure(work))
+    }
+
+    /// Runs `work` on the loop thread in order with other jobs; no `Sendable` needed because the
+    /// caller is already on the loop.
+    public func executeSoon(_ work: @escaping () -> Void) {
+        precondition(inLoop, "executeSoon called off the loop thread")
+        localWork.append(.closure(work))
+    }
+
+    func submit(_ work: RemoteWork) -> Bool {
+        if inLoop {
+            switch work {
+            case .job(let job): localWork.append(.job(job))
+            case .closure(let closure): localWork.append(.closure(closure))
+            }
+            return true
+        }
+        return inbox.withLock { inbox in
+            if inbox.closed { return false }
+            inbox.work.append(work)
+            // Sent under the lock: the handle cannot be closing while we hold it.
+            uv_async_send(wakeup)
+            return true
+        }
+    }
+
+    /// Runs every queued job, including those that the jobs themselves enqueue.
+    func drain() {
+        while true {
+            if !localWork.isEmpty {
+                swap(&localWork, &spareWork)
+                for work in spareWork { run(work) }
+                spareWork.removeAll(keepingCapacity: true)
+                continue
+            }
+            inbox.withLock { inbox in swap(&inbox.work, &inboxSpare) }
+            if inboxSpare.isEmpty { return }
+            for work in inboxSpare {
+                switch work {
+                case .job(let job): run(.job(job))
+                case .closure(let closure): closure()
+                }
+            }
+            inboxSpare.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func run(_ work: LoopWork) {
+        switch work {
+        case .job(let job):
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .closure(let closure):
+            closure()
+        }
+    }
+
+    /// Registers `callback` to run on the loop thread once the loop has stopped.
+    public func onStop(_ callback: @escaping () -> Void) {
+        precondition(inLoop)
+        stopCallbacks.append(callback)
+    }
+
+    /// The body of the loop thread: runs until `requestStop` has closed every handle.
+    func runOnCurrentThread(started: () -> Void) {
+        pthread_setspecific(LoopThreadKey.key, Unmanaged.passUnretained(self).toOpaque())
+        lifecycle.store(Lifecycle.running.rawValue, ordering: .releasing)
+        started()
+        drain()
+        uv_run(uvLoop, UV_RUN_DEFAULT)
+        drain()
+        for callback in stopCallbacks { callback() }
+        stopCallbacks.removeAll()
+        uv_loop_close(uvLoop)
+        lifecycle.store(Lifecycle.stopped.rawValue, ordering: .releasing)
+        pthread_setspecific(LoopThreadKey.key, nil)
+    }
+
+    /// Asks the loop to close every handle it owns and return from `uv_run`.
+    /// Handle memory is freed by each owner's close callback, never here.
+    public func requestStop() {
+        execute { [self] in beginStop() }
+    }
+
+    private func beginStop() {
+        guard lifecycle.compareExchange(
+            expected: Lifecycle.running.rawValue, desired: Lifecycle.stopping.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged else { return }
+        drain()
+        inbox.withLock { $0.closed = true }
+        drain()
+        uv_walk(uvLoop, closeEveryHandle, nil)
+    }
+
+    fileprivate func closeInternalHandle(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+        if handle == UnsafeMutableRawPointer(wakeup).assumingMemoryBound(to: uv_handle_t.self) {
+            uv_close(handle) { handle in handle?.deallocate() }
+        } else if handle == UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self) {
+            uv_close(handle) { handle in handle?.deallocate() }
+        } else {
+            // A handle owned by a Swift object: its close path releases the owner.
+            LoopHandle.owner(of: handle)?.close()
+        }
+    }
+}
+
+/// A unit of work for the loop: an executor job, stored as is so a job costs no closure
+/// allocation, or a closure. Work from the loop's own thread needs no `Sendable`.
+enum LoopWork {
+    case job(UnownedJob)
+    case closure(() -> Void)
+}
+
+/// Work handed over from another thread.
+enum RemoteWork: Sendable {
+    case job(UnownedJob)
+    case closure(@Sendable () -> Void)
+}
+
+/// The thread-specific slot that names the loop running on a thread.
+enum LoopThreadKey {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        return key
+    }()
+}
+
+private func loop(of handle: UnsafeMutableRawPointer?) -> EventLoop? {
+    guard let data = handle?.assumingMemoryBound(to: uv_handle_t.self).pointee.data else { return nil }
+    return Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue()
+}
+
+private func eventLoopWakeup(_ handle: UnsafeMutablePointer<uv_async_t>?) {
+    loop(of: handle)?.drain()
+}
+
+private func eventLoopPrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
+    loop(of: handle)?.drain()
+}
+
+private func closeEveryHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _ argument: UnsafeMutableRawPointer?) {
+    guard let handle, uv_is_closing(handle) == 0 else { return }
+    guard let raw = uv_handle_get_loop(handle).pointee.data else { return }
+    Unmanaged<EventLoop>.fromOpaque(raw).takeUnretainedValue().closeInternalHandle(handle)
+}

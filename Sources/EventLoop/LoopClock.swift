@@ -1,0 +1,96 @@
+import CLibUV
+import Synchronization
+
+/// A `Clock` whose `sleep` is a libuv timer on an event loop, so a sleeping handler wakes on its
+/// own loop thread without a hop. Time is `ContinuousClock`'s (monotonic).
+public struct LoopClock: Clock {
+    public typealias Instant = ContinuousClock.Instant
+
+    /// Used when the sleeper is not on a loop thread.
+    public let fallbackLoop: EventLoop
+
+    public init(fallbackLoop: EventLoop) {
+        self.fallbackLoop = fallbackLoop
+    }
+
+    public var now: Instant { ContinuousClock.now }
+
+    public var minimumResolution: Duration { .milliseconds(1) }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let loop = EventLoop.current ?? fallbackLoop
+        let sleeper = LoopSleeper(loop: loop)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                sleeper.begin(continuation, delay: now.duration(to: deadline))
+            }
+        } onCancel: {
+            sleeper.cancel()
+        }
+    }
+}
+
+/// One pending `LoopClock.sleep`: resumed exactly once, by its timer or by cancellation.
+///
+/// `@unchecked Sendable`: `timer` is touched only on `loop`'s thread; `state` is a `Mutex`.
+private final class LoopSleeper: @unchecked Sendable {
+    private let loop: EventLoop
+    private var timer: LoopTimer?
+    private let state = Mutex(State.idle)
+
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<Void, any Error>)
+        case cancelled
+        case finished
+    }
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func begin(_ continuation: CheckedContinuation<Void, any Error>, delay: Duration) {
+        let alreadyCancelled = state.withLock { state -> Bool in
+            if case .cancelled = state { return true }
+            state = .waiting(continuation)
+            return false
+        }
+        if alreadyCancelled {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        let scheduled = loop.execute { [self] in
+            let timer = LoopTimer(loop: loop)
+            self.timer = timer
+            timer.start(after: delay) { [self] in
+                timer.cancel()
+                self.timer = nil
+                finish(with: nil)
+            }
+        }
+        if !scheduled { finish(with: CancellationError()) }
+    }
+
+    func cancel() {
+        finish(with: CancellationError())
+        loop.execute { [self] in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    private func finish(with error: (any Error)?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            switch state {
+            case .waiting(let continuation):
+                state = .finished
+                return continuation
+            case .idle:
+                state = .cancelled
+                return nil
+            case .cancelled, .finished:
+                return nil
+            }
+        }
+        guard let continuation else { return }
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}

@@ -1,0 +1,55 @@
+import CLibUV
+
+/// A restartable libuv timer. Loop-confined: use it only on `loop`'s thread.
+public final class LoopTimer: LoopHandle {
+    private var callback: (() -> Void)?
+
+    public init(loop: EventLoop) {
+        super.init(loop: loop, type: UV_TIMER)
+        uv_timer_init(loop.uvLoop, raw.assumingMemoryBound(to: uv_timer_t.self))
+        adopt()
+    }
+
+    /// (Re)arms the timer to call `callback` once after `delay` (millisecond resolution, rounded up).
+    public func start(after delay: Duration, _ callback: @escaping () -> Void) {
+        guard !isClosing else { return }
+        self.callback = callback
+        uv_timer_start(raw.assumingMemoryBound(to: uv_timer_t.self), loopTimerFired, delay.roundedUpMilliseconds, 0)
+    }
+
+    /// Disarms the timer; it can be started again.
+    public func stop() {
+        guard !isClosing else { return }
+        callback = nil
+        uv_timer_stop(raw.assumingMemoryBound(to: uv_timer_t.self))
+    }
+
+    /// Disarms and releases the timer for good.
+    public func cancel() { close() }
+
+    override func willClose() {
+        callback = nil
+    }
+
+    fileprivate func fire() {
+        let callback = self.callback
+        self.callback = nil
+        callback?()
+    }
+}
+
+private func loopTimerFired(_ timer: UnsafeMutablePointer<uv_timer_t>?) {
+    guard let timer else { return }
+    let handle = UnsafeMutableRawPointer(timer).assumingMemoryBound(to: uv_handle_t.self)
+    (LoopHandle.owner(of: handle) as? LoopTimer)?.fire()
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so a timer never fires early; negative becomes zero.
+    var roundedUpMilliseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        let millis = UInt64(seconds) * 1000 + UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        return millis
+    }
+}

@@ -1,0 +1,184 @@
+import CLibUV
+
+/// A TCP connection on one loop: reads into the loop's shared buffer and hands each chunk to
+/// `onRead`; writes try the socket first (`uv_try_write`, no allocation) and queue only what the
+/// kernel did not take. Loop-confined: every method must be called on `loop`'s thread.
+public final class TCPStream: LoopHandle {
+    /// Bytes read; valid only during the call.
+    public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    /// The peer closed its side (`nil`) or the connection failed. Reading has stopped.
+    public var onReadEnd: ((UVError?) -> Void)?
+    /// All queued output has reached the kernel.
+    public var onWritesFlushed: (() -> Void)?
+    /// The handle has closed; nothing else will be called.
+    public var onClose: (() -> Void)?
+
+    private var reading = false
+    private var closeWhenFlushed = false
+
+    var stream: UnsafeMutablePointer<uv_stream_t> { raw.assumingMemoryBound(to: uv_stream_t.self) }
+    var tcp: UnsafeMutablePointer<uv_tcp_t> { raw.assumingMemoryBound(to: uv_tcp_t.self) }
+
+    init(loop: EventLoop) throws(UVError) {
+        super.init(loop: loop, type: UV_TCP)
+        let rc = uv_tcp_init(loop.uvLoop, raw.assumingMemoryBound(to: uv_tcp_t.self))
+        if rc < 0 {
+            abandon()
+            throw UVError(code: rc)
+        }
+        adopt()
+    }
+
+    /// Bytes handed to `write` that the kernel has not taken yet.
+    public var queuedWriteBytes: Int { Int(uv_stream_get_write_queue_size(stream)) }
+
+    public var isReading: Bool { reading }
+
+    /// Disables Nagle's algorithm: responses are written whole, and latency matters more.
+    public func setNoDelay() {
+        uv_tcp_nodelay(tcp, 1)
+    }
+
+    public func startReading() {
+        guard !reading, !isClosing else { return }
+        if uv_read_start(stream, tcpStreamAllocate, tcpStreamRead) == 0 { reading = true }
+    }
+
+    public func stopReading() {
+        guard reading, !isClosing else { return }
+        uv_read_stop(stream)
+        reading = false
+    }
+
+    /// Writes `bytes` in order after everything written before.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosing, bytes.count > 0 else { return }
+        var buffer = uv_buf_init(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(bytes.count))
+        let written = Int(uv_try_write(stream, &buffer, 1))
+        if written == bytes.count { return }
+        let offset = max(written, 0)
+        if written < 0, written != Int(UV_EAGAIN.rawValue) {
+            // The socket is broken; reading will report it, and the connection will close.
+            return
+        }
+        queueWrite(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+    }
+
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    private func queueWrite(_ bytes: UnsafeRawBufferPointer) {
+        let request = WriteRequest.make(copying: bytes)
+        let rc = uv_write(request.request, stream, &request.request.pointee.bufferStorage, 1, tcpStreamWrote)
+        if rc < 0 { request.free() }
+    }
+
+    /// Closes the connection as soon as all queued output has been written.
+    public func closeAfterFlush() {
+        guard !isClosing else { return }
+        if queuedWriteBytes == 0 { close() } else { closeWhenFlushed = true }
+    }
+
+    override func willClose() {
+        reading = false
+        onRead = nil
+        onReadEnd = nil
+        onWritesFlushed = nil
+    }
+
+    override func didClose() {
+        let callback = onClose
+        onClose = nil
+        callback?()
+    }
+
+    fileprivate func deliver(_ count: Int) {
+        if count > 0 {
+            onRead?(UnsafeRawBufferPointer(start: loop.readBuffer.baseAddress, count: count))
+        } else if count < 0 {
+            reading = false
+            uv_read_stop(stream)
+            let error: UVError? = count == Int(UV_EOF.rawValue) ? nil : UVError(code: Int32(count))
+            onReadEnd?(error)
+        }
+    }
+
+    fileprivate func wrote(status: Int32) {
+        guard !isClosing else { return }
+        if queuedWriteBytes == 0 {
+            if closeWhenFlushed {
+                close()
+                return
+            }
+            onWritesFlushed?()
+        }
+    }
+}
+
+/// A `uv_write_t` and a copy of the bytes it writes, in one allocation freed by the write callback.
+private struct WriteRequest {
+    let request: UnsafeMutablePointer<WriteRequestLayout>
+
+    static func make(copying bytes: UnsafeRawBufferPointer) -> WriteRequest {
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<WriteRequestLayout>.stride + bytes.count, alignment: 16)
+        let layout = raw.bindMemory(to: WriteRequestLayout.self, capacity: 1)
+        let payload = raw + MemoryLayout<WriteRequestLayout>.stride
+        payload.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        layout.initialize(to: WriteRequestLayout(
+            write: uv_write_t(),
+            bufferStorage: uv_buf_init(payload.assumingMemoryBound(to: CChar.self), UInt32(bytes.count))))
+        return WriteRequest(request: layout)
+    }
+
+    func free() {
+        UnsafeMutableRawPointer(request).deallocate()
+    }
+}
+
+/// `write` must be the first field: libuv hands the callback a `uv_write_t *`.
+private struct WriteRequestLayout {
+    var write: uv_write_t
+    var bufferStorage: uv_buf_t
+}
+
+extension UnsafeMutablePointer where Pointee == WriteRequestLayout {
+    fileprivate static func from(_ write: UnsafeMutablePointer<uv_write_t>) -> Self {
+        UnsafeMutableRawPointer(write).assumingMemoryBound(to: WriteRequestLayout.self)
+    }
+}
+
+private func uv_write(
+    _ request: UnsafeMutablePointer<WriteRequestLayout>, _ stream: UnsafeMutablePointer<uv_stream_t>,
+    _ buffers: UnsafeMutablePointer<uv_buf_t>, _ count: UInt32, _ callback: uv_write_cb
+) -> Int32 {
+    UnsafeMutableRawPointer(request).withMemoryRebound(to: uv_write_t.self, capacity: 1) { write in
+        CLibUV.uv_write(write, stream, buffers, count, callback)
+    }
+}
+
+private func tcpStreamAllocate(
+    _ handle: UnsafeMutablePointer<uv_handle_t>?, _ suggested: Int, _ buffer: UnsafeMutablePointer<uv_buf_t>?
+) {
+    guard let handle, let buffer, let owner = LoopHandle.owner(of: handle) else { return }
+    let scratch = owner.loop.readBuffer
+    buffer.pointee = uv_buf_init(scratch.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(scratch.count))
+}
+
+private func tcpStreamRead(
+    _ stream: UnsafeMutablePointer<uv_stream_t>?, _ count: Int, _ buffer: UnsafePointer<uv_buf_t>?
+) {
+    guard let stream, count != 0 else { return }
+    let handle = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_handle_t.self)
+    (LoopHandle.owner(of: handle) as? TCPStream)?.deliver(count)
+}
+
+private func tcpStreamWrote(_ write: UnsafeMutablePointer<uv_write_t>?, _ status: Int32) {
+    guard let write else { return }
+    let stream = write.pointee.handle
+    UnsafeMutableRawPointer(write).deallocate()
+    guard let stream else { return }
+    let handle = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_handle_t.self)
+    (LoopHandle.owner(of: handle) as? TCPStream)?.wrote(status: status)
+}

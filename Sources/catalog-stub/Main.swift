@@ -1,0 +1,1 @@
+@main struct Main { static func main() {} }

@@ -1,0 +1,61 @@
+import EventLoop
+import Testing
+
+@Suite("Loop clock and timers")
+struct LoopClockTests {
+    @Test func sleepWakesOnTheSleepersLoop() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        let loop = group.loops[1]
+        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let wokeOnLoop = try await Task(executorPreference: loop) { () -> Bool in
+            let start = clock.now
+            try await clock.sleep(for: .milliseconds(2))
+            return EventLoop.current === loop && clock.now - start >= .milliseconds(2)
+        }.value
+        #expect(wokeOnLoop)
+    }
+
+    @Test func cancellingASleepEndsItAtOnce() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let sleeper = Task(executorPreference: group.loops[0]) {
+            try await clock.sleep(for: .seconds(3600))
+        }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test func sleepingAfterCancellationThrowsWithoutArmingATimer() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test func timerFiresOnceAndCanBeRearmed() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let fired = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            loop.execute {
+                let timer = LoopTimer(loop: loop)
+                var count = 0
+                timer.start(after: .zero) {
+                    count += 1
+                    timer.start(after: .milliseconds(1)) {
+                        count += 1
+                        timer.cancel()
+                        continuation.resume(returning: count)
+                    }
+                }
+            }
+        }
+        #expect(fired == 2)
+    }
+}
