@@ -1,0 +1,26 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both install what is missing.
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: run test build release deps clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+
+## Runs the service on :8080 (PORT to change); with no upstream configured it serves a demo catalog.
+run: release
+	.build/release/product-details
+
+## Builds with warnings as errors, then runs every test.
+test: deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+clean:
+	rm -rf .build

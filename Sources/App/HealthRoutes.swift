@@ -1,0 +1,21 @@
+import HTTP1
+import HTTPServer
+
+/// `GET /healthz` (the process answers) and `GET /readyz` (it wants traffic: not while draining).
+struct HealthRoutes {
+    let readiness: Readiness
+
+    func register(in router: inout Router) {
+        router.add(.get, "/healthz") { _, _ in
+            .json(.ok, Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
+        }
+        let readiness = self.readiness
+        router.add(.get, "/readyz") { _, _ in
+            if readiness.isReady {
+                return .json(.ok, Array(#"{"status":"ready"}"#.utf8), headers: ["Cache-Control": "no-store"])
+            }
+            return ProblemDetails(status: .serviceUnavailable, detail: "The service is shutting down.")
+                .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
+        }
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPServer
+
+/// One JSON object per line on standard output. Messages are autoclosures so a disabled level
+/// costs nothing.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable {
+        case debug, info, warn, error
+
+        public init(_ name: String) {
+            switch name {
+            case "debug": self = .debug
+            case "warn": self = .warn
+            case "error": self = .error
+            default: self = .info
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warn: "warn"
+            case .error: "error"
+            }
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let minimum: Level
+
+    public init(minimum: Level) { self.minimum = minimum }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        guard level >= minimum else { return }
+        var line: [UInt8] = []
+        line.append(contentsOf: #"{"time":"#.utf8)
+        JSONText.appendQuoted(Self.timestamp(), to: &line)
+        line.append(contentsOf: #","level":"#.utf8)
+        JSONText.appendQuoted(level.name, to: &line)
+        line.append(contentsOf: #","msg":"#.utf8)
+        JSONText.appendQuoted(message(), to: &line)
+        for (key, value) in fields() {
+            line.append(UInt8(ascii: ","))
+            JSONText.appendQuoted(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            JSONText.appendQuoted(value, to: &line)
+        }
+        line.append(contentsOf: "}\n".utf8)
+        Self.write(line)
+    }
+
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        log(.info, message(), fields())
+    }
+
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        log(.error, message(), fields())
+    }
+
+    /// Writes a plain line to standard error (start-up failures, before logging is set up).
+    public static func printError(_ text: String) {
+        write(Array((text + "\n").utf8), to: 2)
+    }
+
+    /// One `write(2)` per line, so lines from different loops never interleave.
+    static func write(_ line: [UInt8], to descriptor: Int32 = 1) {
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// RFC 3339 UTC with milliseconds.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))T"
+            + "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(now.tv_nsec / 1_000_000, 3))Z"
+    }
+}

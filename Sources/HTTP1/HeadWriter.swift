@@ -1,0 +1,37 @@
+/// Byte-level helpers shared by the two serializers.
+enum HeadWriter {
+    static func appendFields(_ headers: HTTPHeaders, into buffer: inout [UInt8]) {
+        for (name, value) in headers {
+            appendSanitized(name, into: &buffer)
+            buffer.append(ASCII.colon)
+            buffer.append(ASCII.space)
+            appendSanitized(value, into: &buffer)
+            buffer.append(ASCII.cr)
+            buffer.append(ASCII.lf)
+        }
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    static func appendSanitized(_ text: String, into buffer: inout [UInt8]) {
+        for byte in text.utf8 {
+            buffer.append(sanitized(byte))
+        }
+    }
+
+    @inline(__always)
+    static func sanitized(_ byte: UInt8) -> UInt8 {
+        byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte
+    }
+
+    /// Three digits for the usual 100–999 range, plain decimal otherwise.
+    static func appendStatusCode(_ code: Int, into buffer: inout [UInt8]) {
+        guard (100...999).contains(code) else {
+            buffer.append(contentsOf: String(code).utf8)
+            return
+        }
+        buffer.append(UInt8(ascii: "0") + UInt8(code / 100))
+        buffer.append(UInt8(ascii: "0") + UInt8(code / 10 % 10))
+        buffer.append(UInt8(ascii: "0") + UInt8(code % 10))
+    }
+}

@@ -1,0 +1,47 @@
+/// Collects the field lines of a header section or of chunked trailers into
+/// `HTTPHeaders`, enforcing the size and count limits. Strings are created once
+/// per complete line, never while scanning. Trailers continue the budget of the
+/// header section they follow, so a peer cannot double the allowance.
+struct HeaderSectionReader: Sendable {
+    private var scanner = FieldLineScanner()
+    private(set) var headers = HTTPHeaders()
+    /// Bytes of complete field lines so far, each including its CRLF.
+    private(set) var bytesUsed: Int
+    private(set) var fieldCount: Int
+    private let maxBytes: Int
+    private let maxCount: Int
+
+    init(limits: HTTPLimits, bytesUsed: Int = 0, fieldCount: Int = 0) {
+        self.maxBytes = limits.maxHeaderBytes
+        self.maxCount = limits.maxHeaderCount
+        self.bytesUsed = bytesUsed
+        self.fieldCount = fieldCount
+    }
+
+    /// Consumes complete field lines from `offset`, advancing it. Returns true once
+    /// the blank line closing the section has been consumed, false when more input
+    /// is needed (then `offset` is the start of the incomplete line).
+    mutating func read(_ input: UnsafeRawBufferPointer, offset: inout Int) throws(HTTPParseError) -> Bool {
+        while true {
+            // The line plus its CRLF must still fit in what is left of the budget.
+            let budget = max(0, maxBytes - bytesUsed - 2)
+            let line = try scanner.nextLine(
+                in: input, from: offset, maxLength: budget, tooLong: .headerSectionTooLarge)
+            switch line {
+            case nil:
+                return false
+            case .end(let next):
+                offset = next
+                return true
+            case .field(let name, let value, let next):
+                fieldCount += 1
+                guard fieldCount <= maxCount else { throw .tooManyHeaders }
+                bytesUsed += next - offset
+                headers.add(
+                    name: String(decoding: UnsafeRawBufferPointer(rebasing: input[name]), as: UTF8.self),
+                    value: String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self))
+                offset = next
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import EventLoop
+import HTTP1
+
+/// One client connection: parses requests, runs one handler at a time, answers in order.
+///
+/// Pipelined requests wait in `inbound` until the answer before them is written, so answers
+/// never overtake each other. Loop-confined.
+final class HTTPConnection {
+    private let stream: TCPStream
+    private unowned let owner: LoopServer
+    private var parser: HTTPRequestParser
+    private var inbound: [UInt8] = []
+    private var outbound: [UInt8] = []
+    private var state = State.awaitingHead
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private let timer: LoopTimer
+    private var timerPurpose = TimerPurpose.none
+    private var closeAfterAnswer = false
+    private var handlerTask: Task<Void, Never>?
+
+    private enum State {
+        case awaitingHead, readingBody, responding, closed
+    }
+
+    private enum TimerPurpose {
+        case none, idle, request
+    }
+
+    private enum ParseOutcome {
+        case needMoreData, complete, failed(HTTPParseError)
+    }
+
+    init(stream: TCPStream, owner: LoopServer) {
+        self.stream = stream
+        self.owner = owner
+        parser = HTTPRequestParser(limits: owner.configuration.limits)
+        timer = LoopTimer(loop: owner.loop)
+    }
+
+    private var configuration: ServerConfiguration { owner.configuration }
+
+    func start() {
+        stream.setNoDelay()
+        stream.onRead = { [unowned self] bytes in received(bytes) }
+        stream.onReadEnd = { [unowned self] _ in peerClosed() }
+        stream.onWritesFlushed = { [unowned self] in resumeReadingIfPossible() }
+        stream.onClose = { [self] in closed() }
+        stream.startReading()
+        armTimer()
+    }
+
+    // MARK: Input
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        inbound.append(contentsOf: bytes)
+        switch state {
+        case .awaitingHead, .readingBody:
+            process()
+        case .responding:
+            if inbound.count > configuration.maxBufferedInputBytes { stream.stopReading() }
+        case .closed:
+            break
+        }
+    }
+
+    /// Parses as far as the buffered bytes go; stops at a complete request.
+    private func process() {
+        guard state == .awaitingHead || state == .readingBody else { return }
+        var consumed = 0
+        var sendContinue = false
+        var outcome = ParseOutcome.needMoreData
+        inbound.withUnsafeBytes { all in
+            while true {
+                let input = UnsafeRawBufferPointer(rebasing: all[consumed...])
+                let step: (event: HTTPRequestParser.Event, consumed: Int)
+                do throws(HTTPParseError) {
+                    step = try parser.parse(input)
+                } catch {
+                    outcome = .failed(error)
+                    return
+                }
+                consumed += step.consumed
+                switch step.event {
+                case .needMoreData:
+                    return
+                case .head(let parsed):
+                    head = parsed
+                    body.removeAll(keepingCapacity: true)
+                    state = .readingBody
+                    sendContinue = parsed.expectsContinue && parsed.framing != .none && consumed == all.count
+                case .body(let range):
+                    body.append(contentsOf: input[range])
+                case .end:
+                    outcome = .complete
+                    return
+                }
+            }
+        }
+        if consumed == inbound.count {
+            inbound.removeAll(keepingCapacity: true)
+        } else if consumed > 0 {
+            inbound.removeFirst(consumed)
+        }
+        switch outcome {
+        case .failed(let error):
+            reject(error)
+        case .complete:
+            dispatch()
+        case .needMoreData:
+            if sendContinue { stream.write(Self.continueLine) }
+            armTimer()
+        }
+    }
+
+    private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    // MARK: Handling
+
+    private func dispatch() {
+        guard let head else { return }
+        self.head = nil
+        state = .responding
+        disarmTimer()
+        let request = HTTPRequest(head: head, body: body)
+        let context = RequestContext(loop: owner.loop, receivedAt: .now)
+        let responder = owner.server.responder
+        let bound = LoopBound(self, loop: owner.loop)
+        handlerTask = Task(executorPreference: owner.loop) {
+            let response = await responder(request, context)
+            bound.value.answer(response, to: head)
+        }
+    }
+
+    private func answer(_ response: HTTPResponse, to request: HTTPRequestHead) {
+        handlerTask = nil
+        guard state == .responding else { return }
+        let keepAlive = request.keepAlive && !closeAfterAnswer && !owner.isDraining
+        write(response, method: request.method, version: request.version, keepAlive: keepAlive)
+        finishAnswer(keepAlive: keepAlive)
+    }
+
+    private func write(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool) {
+        let code = response.status.code
+        let hasBody = !(100..<200).contains(code) && code != 204 && code != 304
+        outbound.removeAll(keepingCapacity: true)
+        HTTPResponseSerializer.writeHead(status: response.status, headers: response.headers, into: &outbound)
+        // The serializer ends the head with its blank line; the server's own fields go before it.
+        outbound.removeLast(2)
+        if hasBody, !response.headers.contains("Content-Length") {
+            outbound.append(contentsOf: Self.contentLengthPrefix)
+            outbound.append(contentsOf: String(response.body.count).utf8)
+            outbound.append(contentsOf: Self.crlf)
+        }
+        if !keepAlive {
+            outbound.append(contentsOf: Self.connectionClose)
+        } else if version == .http1_0 {
+            outbound.append(contentsOf: Self.connectionKeepAlive)
+        }
+        outbound.append(contentsOf: owner.dates.headerLine())
+        outbound.append(contentsOf: Self.crlf)
+        if hasBody && method != .head {
+            if response.body.count <= 64 * 1024 {
+                outbound.append(contentsOf: response.body)
+                stream.write(outbound)
+            } else {
+                stream.write(outbound)
+                stream.write(response.body)
+            }
+        } else {
+            stream.write(outbound)
+        }
+    }
+
+    private static let contentLengthPrefix = Array("Content-Length: ".utf8)
+    private static let connectionClose = Array("Connection: close\r\n".utf8)
+    private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
+    private static let crlf: [UInt8] = [13, 10]
+
+    private func finishAnswer(keepAlive: Bool) {
+        guard keepAlive else {
+            state = .closed
+            disarmTimer()
+            stream.closeAfterFlush()
+            return
+        }
+        state = .awaitingHead
+        parser.reset()
+        process()
+        resumeReadingIfPossible()
+    }
+
+    private func resumeReadingIfPossible() {
+        guard state == .awaitingHead || state == .readingBody else { return }
+        if stream.queuedWriteBytes > configuration.maxQueuedOutputBytes {
+            stream.stopReading()
+        } else {
+            stream.startReading()
+        }
+    }
+
+    /// A request the parser refused: answer its status as a problem, then close.
+    private func reject(_ error: HTTPParseError) {
+        state = .responding
+        disarmTimer()
+        let problem = ProblemDetails(status: error.status, detail: error.detail).response()
+        write(problem, method: .get, version: .http1_1, keepAlive: false)
+        finishAnswer(keepAlive: false)
+    }
+
+    // MARK: Timers
+
+    /// Idle with nothing buffered: the keep-alive timeout. A request begun: the read timeout,
+    /// counted from its first byte and not restarted by later bytes (a trickling client loses).
+    private func armTimer() {
+        guard state == .awaitingHead || state == .readingBody else { return }
+        let begun = state == .readingBody || !inbound.isEmpty
+        if begun {
+            guard timerPurpose != .request else { return }
+            timerPurpose = .request
+            timer.start(after: configuration.requestReadTimeout) { [unowned self] in requestTimedOut() }
+        } else {
+            guard timerPurpose != .idle else { return }
+            timerPurpose = .idle
+            timer.start(after: configuration.idleTimeout) { [unowned self] in forceClose() }
+        }
+    }
+
+    private func disarmTimer() {
+        timerPurpose = .none
+        timer.stop()
+    }
+
+    private func requestTimedOut() {
+        timerPurpose = .none
+        guard state == .awaitingHead || state == .readingBody else { return }
+        state = .responding
+        let problem = ProblemDetails(status: .requestTimeout, detail: "The request was not received in time.").response()
+        write(problem, method: .get, version: .http1_1, keepAlive: false)
+        finishAnswer(keepAlive: false)
+    }
+
+    // MARK: Closing
+
+    /// The client closed its side. An answer in progress is abandoned: the client cannot be
+    /// waiting for it, and its upstream work should stop.
+    private func peerClosed() {
+        forceClose()
+    }
+
+    /// Shutdown began: idle connections close now, a busy one after its answer.
+    func drain() {
+        closeAfterAnswer = true
+        if state == .awaitingHead && inbound.isEmpty { forceClose() }
+    }
+
+    func forceClose() {
+        guard state != .closed || !stream.isClosing else { return }
+        state = .closed
+        handlerTask?.cancel()
+        handlerTask = nil
+        stream.close()
+    }
+
+    private func closed() {
+        state = .closed
+        timer.cancel()
+        handlerTask?.cancel()
+        handlerTask = nil
+        owner.connectionClosed(self)
+    }
+}

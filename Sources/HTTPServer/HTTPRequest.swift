@@ -1,0 +1,32 @@
+import HTTP1
+
+/// A complete request as a handler sees it: the parsed head, the whole body, and the path
+/// parameters the router matched.
+public struct HTTPRequest: Sendable {
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
+    public var pathParameters: [String: String]
+
+    public init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: [String: String] = [:]) {
+        self.head = head
+        self.body = body
+        self.pathParameters = pathParameters
+    }
+
+    public var method: HTTPMethod { head.method }
+    public var path: String { head.path }
+    public var headers: HTTPHeaders { head.headers }
+
+    /// The decoded values of a query parameter, in order (`?ids=a,b&x=1` → `["a,b"]` for "ids").
+    public func queryValues(_ name: String) -> [String] {
+        guard let query = head.query else { return [] }
+        var values: [String] = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = PercentDecoding.decode(parts[0]), key == name else { continue }
+            let value = parts.count > 1 ? PercentDecoding.decode(parts[1]) : ""
+            if let value { values.append(value) }
+        }
+        return values
+    }
+}

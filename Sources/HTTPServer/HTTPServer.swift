@@ -1,0 +1,71 @@
+import EventLoop
+import HTTP1
+import Synchronization
+
+/// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
+/// the loop that accepted it, and each request's handler runs as a task that prefers that loop.
+public final class HTTPServer: Sendable {
+    public let group: EventLoopGroup
+    public let configuration: ServerConfiguration
+    let responder: RouteHandler
+    let connections = ConnectionCounter()
+    private let draining = Atomic<Bool>(false)
+    private let loopServers = Mutex<[LoopBound<LoopServer>]>([])
+    private let boundPort = Atomic<Int>(0)
+
+    public init(group: EventLoopGroup, configuration: ServerConfiguration, responder: @escaping RouteHandler) {
+        self.group = group
+        self.configuration = configuration
+        self.responder = responder
+    }
+
+    /// Binds every loop's listener and returns the port (the one picked by the kernel when the
+    /// configuration asks for port 0).
+    @discardableResult
+    public func start() async throws -> Int {
+        var port = configuration.port
+        var servers: [LoopBound<LoopServer>] = []
+        for loop in group.loops {
+            let chosenPort = port
+            let server = try await Task(executorPreference: loop) { [self] () throws -> LoopBound<LoopServer> in
+                let server = LoopServer(loop: loop, server: self)
+                try server.listen(host: configuration.host, port: chosenPort)
+                return LoopBound(server, loop: loop)
+            }.value
+            port = await Task(executorPreference: loop) { server.value.port }.value
+            servers.append(server)
+        }
+        loopServers.withLock { $0 = servers }
+        boundPort.store(port, ordering: .relaxed)
+        return port
+    }
+
+    /// The port the listeners are bound to (0 before `start`).
+    public var port: Int { boundPort.load(ordering: .relaxed) }
+
+    /// True once shutdown has begun: readiness checks should fail.
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    public var openConnections: Int { connections.open }
+
+    /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
+    /// is left. Idle keep-alive connections close at once; busy ones close after their answer.
+    public func shutdown(grace: Duration) async {
+        draining.store(true, ordering: .relaxed)
+        let servers = loopServers.withLock { $0 }
+        for server in servers {
+            await Task(executorPreference: server.loop) { server.value.beginDrain() }.value
+        }
+        let clock = LoopClock(fallbackLoop: group.loops[0])
+        await withTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { await self.connections.waitUntilNoneOpen() }
+            tasks.addTask { try? await clock.sleep(for: grace) }
+            await tasks.next()
+            tasks.cancelAll()
+        }
+        for server in servers {
+            await Task(executorPreference: server.loop) { server.value.closeAll() }.value
+        }
+        await connections.waitUntilNoneOpen()
+    }
+}

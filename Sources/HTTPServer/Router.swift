@@ -1,0 +1,99 @@
+import HTTP1
+
+/// An immutable routing trie over path segments. `{name}` segments capture one segment.
+/// HEAD is served by the GET handler when no HEAD route is registered.
+public struct Router: Sendable {
+    fileprivate var root = RouteNode()
+
+    /// The outcome of matching one request.
+    public enum Match: Sendable {
+        case found(RouteHandler, parameters: [String: String], pattern: String)
+        case methodNotAllowed(allow: [HTTPMethod])
+        case notFound
+    }
+
+    public init() {}
+
+    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`).
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+        let segments = Self.segments(of: pattern)
+        root.insert(segments[...], method: method, pattern: pattern, handler: handler)
+    }
+
+    public func match(method: HTTPMethod, path: String) -> Match {
+        var parameters: [String: String] = [:]
+        guard let node = root.find(Self.segments(of: path)[...], parameters: &parameters) else { return .notFound }
+        if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
+            return .found(route.handler, parameters: parameters, pattern: route.pattern)
+        }
+        if node.handlers.isEmpty { return .notFound }
+        var allow = Set(node.handlers.keys)
+        if allow.contains(.get) { allow.insert(.head) }
+        return .methodNotAllowed(allow: allow.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    /// Dispatches a request: the handler's answer, or a `404`/`405` problem.
+    public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        switch match(method: request.method, path: request.path) {
+        case .found(let handler, let parameters, let pattern):
+            var request = request
+            request.pathParameters = parameters
+            var context = context
+            context.route = pattern
+            return await handler(request, context)
+        case .methodNotAllowed(let allow):
+            let methods = allow.map(\.rawValue).joined(separator: ", ")
+            return ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
+                .response(headers: ["Allow": methods])
+        case .notFound:
+            return ProblemDetails(status: .notFound, detail: "No resource at this path.").response()
+        }
+    }
+
+    private static func segments(of path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { $0 }
+    }
+}
+
+private struct RouteNode: Sendable {
+    struct Route: Sendable {
+        let pattern: String
+        let handler: RouteHandler
+    }
+
+    var literals: [Substring: RouteNode] = [:]
+    var parameterName: String?
+    var parameterChild: [RouteNode] = []
+    var handlers: [HTTPMethod: Route] = [:]
+
+    mutating func insert(_ segments: ArraySlice<Substring>, method: HTTPMethod, pattern: String, handler: @escaping RouteHandler) {
+        guard let first = segments.first else {
+            precondition(handlers[method] == nil, "duplicate route \(method) \(pattern)")
+            handlers[method] = Route(pattern: pattern, handler: handler)
+            return
+        }
+        let rest = segments.dropFirst()
+        if first.hasPrefix("{") && first.hasSuffix("}") {
+            let name = String(first.dropFirst().dropLast())
+            precondition(parameterName == nil || parameterName == name, "conflicting parameter names in \(pattern)")
+            parameterName = name
+            if parameterChild.isEmpty { parameterChild.append(RouteNode()) }
+            parameterChild[0].insert(rest, method: method, pattern: pattern, handler: handler)
+        } else {
+            literals[first, default: RouteNode()].insert(rest, method: method, pattern: pattern, handler: handler)
+        }
+    }
+
+    func find(_ segments: ArraySlice<Substring>, parameters: inout [String: String]) -> RouteNode? {
+        guard let first = segments.first else { return self }
+        let rest = segments.dropFirst()
+        if let literal = literals[first], let found = literal.find(rest, parameters: &parameters) {
+            return found
+        }
+        if let name = parameterName, !first.isEmpty, let found = parameterChild[0].find(rest, parameters: &parameters) {
+            parameters[name] = String(first)
+            return found
+        }
+        return nil
+    }
+}

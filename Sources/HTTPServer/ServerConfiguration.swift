@@ -1,0 +1,22 @@
+import HTTP1
+
+/// Limits and timeouts of the HTTP server. Every value has a default that suits a public-facing
+/// JSON API; the app reads overrides from the environment.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var host: String = "0.0.0.0"
+    public var port: Int = 8080
+    public var limits = HTTPLimits()
+    /// Time a client has, from the first byte of a request, to send its head and body (slowloris).
+    public var requestReadTimeout: Duration = .seconds(10)
+    /// Time an idle keep-alive connection stays open.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Connections beyond this are closed as soon as they are accepted.
+    public var maxConnections = 10_000
+    /// Reading pauses while more than this much output waits for the kernel.
+    public var maxQueuedOutputBytes = 1 << 20
+    /// Reading pauses while this many pipelined bytes wait behind the request being answered.
+    public var maxBufferedInputBytes = 64 * 1024
+    public var listenBacklog: Int32 = 1024
+
+    public init() {}
+}
