@@ -22,7 +22,7 @@ public struct LoopClock: Clock {
         let sleeper = LoopSleeper(loop: loop)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                sleeper.begin(continuation, delay: now.duration(to: deadline))
+                sleeper.begin(continuation, deadline: deadline)
             }
         } onCancel: {
             sleeper.cancel()
@@ -47,7 +47,7 @@ private final class LoopSleeper: @unchecked Sendable {
 
     init(loop: EventLoop) { self.loop = loop }
 
-    func begin(_ continuation: CheckedContinuation<Void, any Error>, delay: Duration) {
+    func begin(_ continuation: CheckedContinuation<Void, any Error>, deadline: ContinuousClock.Instant) {
         let alreadyCancelled = state.withLock { state -> Bool in
             if case .cancelled = state { return true }
             state = .waiting(continuation)
@@ -60,13 +60,23 @@ private final class LoopSleeper: @unchecked Sendable {
         let scheduled = loop.execute { [self] in
             let timer = LoopTimer(loop: loop)
             self.timer = timer
-            timer.start(after: delay) { [self] in
-                timer.cancel()
-                self.timer = nil
-                finish(with: nil)
-            }
+            arm(timer, until: deadline)
         }
         if !scheduled { finish(with: CancellationError()) }
+    }
+
+    /// libuv's timers count from the loop's cached time, which can lag the real clock by a
+    /// little: a timer that fires before the deadline is armed again for the rest.
+    private func arm(_ timer: LoopTimer, until deadline: ContinuousClock.Instant) {
+        timer.start(after: ContinuousClock.now.duration(to: deadline)) { [self] in
+            if ContinuousClock.now < deadline {
+                arm(timer, until: deadline)
+                return
+            }
+            timer.cancel()
+            self.timer = nil
+            finish(with: nil)
+        }
     }
 
     func cancel() {

@@ -32,9 +32,19 @@ public class LoopHandle {
     /// Closes the handle once; `didClose` runs in the close callback.
     public func close() {
         guard !isClosing else { return }
+        beginClose()
+        uv_close(handle, loopHandleClosed)
+    }
+
+    /// Marks the handle closing and lets the subclass drop its callbacks; for close paths other
+    /// than `uv_close` (a TCP reset), which must end in `handleClosed`.
+    func beginClose() {
         isClosing = true
         willClose()
-        uv_close(handle, loopHandleClosed)
+    }
+
+    static func handleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
+        loopHandleClosed(handle)
     }
 
     /// Called just before `uv_close`: stop timers, drop callbacks, fail waiters.

@@ -47,8 +47,8 @@ private func loopTimerFired(_ timer: UnsafeMutablePointer<uv_timer_t>?) {
 extension Duration {
     /// Whole milliseconds, rounded up so a timer never fires early; negative becomes zero.
     var roundedUpMilliseconds: UInt64 {
+        if self <= .zero { return 0 }
         let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
         let millis = UInt64(seconds) * 1000 + UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         return millis
     }

@@ -15,6 +15,8 @@ public final class TCPStream: LoopHandle {
 
     private var reading = false
     private var closeWhenFlushed = false
+    /// The completion of a `connect` in progress.
+    var pendingConnect: ((Result<TCPStream, UVError>) -> Void)?
 
     var stream: UnsafeMutablePointer<uv_stream_t> { raw.assumingMemoryBound(to: uv_stream_t.self) }
     var tcp: UnsafeMutablePointer<uv_tcp_t> { raw.assumingMemoryBound(to: uv_tcp_t.self) }
@@ -80,6 +82,13 @@ public final class TCPStream: LoopHandle {
         if queuedWriteBytes == 0 { close() } else { closeWhenFlushed = true }
     }
 
+    /// Closes with a TCP reset (RST) instead of an orderly FIN, discarding queued output.
+    public func reset() {
+        guard !isClosing else { return }
+        beginClose()
+        uv_tcp_close_reset(tcp, tcpStreamClosedByReset)
+    }
+
     override func willClose() {
         reading = false
         onRead = nil
@@ -88,6 +97,8 @@ public final class TCPStream: LoopHandle {
     }
 
     override func didClose() {
+        // A connect cancelled by close: libuv has already called back with ECANCELED by now.
+        pendingConnect = nil
         let callback = onClose
         onClose = nil
         callback?()
@@ -172,6 +183,10 @@ private func tcpStreamRead(
     guard let stream, count != 0 else { return }
     let handle = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_handle_t.self)
     (LoopHandle.owner(of: handle) as? TCPStream)?.deliver(count)
+}
+
+private func tcpStreamClosedByReset(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
+    LoopHandle.handleClosed(handle)
 }
 
 private func tcpStreamWrote(_ write: UnsafeMutablePointer<uv_write_t>?, _ status: Int32) {

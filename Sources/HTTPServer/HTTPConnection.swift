@@ -135,6 +135,15 @@ final class HTTPConnection {
     private func answer(_ response: HTTPResponse, to request: HTTPRequestHead) {
         handlerTask = nil
         guard state == .responding else { return }
+        if let prefix = response.resetAfterBodyBytes {
+            var truncated = response
+            truncated.body = Array(response.body.prefix(prefix))
+            truncated.headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+            write(truncated, method: request.method, version: request.version, keepAlive: true)
+            state = .closed
+            stream.reset()
+            return
+        }
         let keepAlive = request.keepAlive && !closeAfterAnswer && !owner.isDraining
         write(response, method: request.method, version: request.version, keepAlive: keepAlive)
         finishAnswer(keepAlive: keepAlive)

@@ -6,6 +6,9 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Fault injection: write the head and only this many body bytes, then reset the connection,
+    /// as a peer that dies mid-answer would. Nil for every real answer.
+    public var resetAfterBodyBytes: Int?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

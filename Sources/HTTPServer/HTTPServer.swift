@@ -53,8 +53,13 @@ public final class HTTPServer: Sendable {
     public func shutdown(grace: Duration) async {
         draining.store(true, ordering: .relaxed)
         let servers = loopServers.withLock { $0 }
+        // Every listener closes before any connection drains, so once a client sees its idle
+        // connection close, no loop accepts anymore.
         for server in servers {
-            await Task(executorPreference: server.loop) { server.value.beginDrain() }.value
+            await Task(executorPreference: server.loop) { server.value.stopAccepting() }.value
+        }
+        for server in servers {
+            await Task(executorPreference: server.loop) { server.value.drainConnections() }.value
         }
         let clock = LoopClock(fallbackLoop: group.loops[0])
         await withTaskGroup(of: Void.self) { tasks in

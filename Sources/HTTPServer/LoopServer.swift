@@ -43,10 +43,13 @@ final class LoopServer {
         }
     }
 
-    /// Stops accepting; idle connections close now, busy ones after their current answer.
-    func beginDrain() {
+    func stopAccepting() {
         listener?.close()
         listener = nil
+    }
+
+    /// Idle connections close now, busy ones after their current answer.
+    func drainConnections() {
         for connection in connections.values { connection.drain() }
     }
 

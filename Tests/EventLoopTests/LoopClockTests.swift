@@ -59,3 +59,15 @@ struct LoopClockTests {
         #expect(fired == 2)
     }
 }
+
+@Suite("Timer durations")
+struct TimerDurationTests {
+    @Test func negativeAndSubMillisecondDelaysDoNotTrap() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let clock = LoopClock(fallbackLoop: group.loops[0])
+        // A deadline already past (a negative delay) and one a fraction of a millisecond away.
+        try await clock.sleep(until: clock.now - .milliseconds(5))
+        try await clock.sleep(until: clock.now + .microseconds(300))
+    }
+}

@@ -1,0 +1,82 @@
+import EventLoop
+import HTTP1
+
+/// An HTTP/1.1 client for upstream calls. Connections are pooled per loop and origin, so a
+/// handler's calls go out and come back on the loop it runs on, without a thread hop.
+public final class HTTPClient: Sendable {
+    public let group: EventLoopGroup
+    public let configuration: HTTPClientConfiguration
+    private let pools: LoopLocal<LoopPools>
+    private let counters = ClientStatistics()
+
+    public init(group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
+        self.group = group
+        self.configuration = configuration
+        pools = LoopLocal(group: group)
+    }
+
+    public var statistics: HTTPClientStatistics { counters.snapshot }
+
+    /// Sends one request and returns the whole answer, whatever its status. Throws on connection
+    /// failures, malformed answers, the deadline (`timeout` covers waiting for a connection,
+    /// connecting, sending and receiving) and cancellation.
+    public func execute(
+        _ method: HTTPMethod = .get, _ origin: Origin, path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
+    ) async throws(HTTPClientError) -> HTTPClientResponse {
+        let loop = group.any()
+        let outcome: RequestExchange.Outcome = await withTaskExecutorPreference(loop) {
+            await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+        }
+        return try outcome.get()
+    }
+
+    /// `GET` of `path` (appended to the origin's base path).
+    public func get(_ origin: Origin, path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration) async throws(HTTPClientError) -> HTTPClientResponse {
+        try await execute(.get, origin, path: path, headers: headers, timeout: timeout)
+    }
+
+    private func perform(
+        on loop: EventLoop, method: HTTPMethod, origin: Origin, path: String, headers: HTTPHeaders, timeout: Duration
+    ) async -> RequestExchange.Outcome {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        var fields = headers
+        fields.replaceOrAdd(name: "Host", value: origin.authority)
+        if !fields.contains("User-Agent") { fields.add(name: "User-Agent", value: configuration.userAgent) }
+        HTTPRequestSerializer.writeHead(method: method, target: origin.basePath + path, headers: fields, into: &bytes)
+        let exchange = RequestExchange(
+            loop: loop, pool: pool, statistics: counters, bytes: bytes, method: method, timeout: timeout)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in exchange.start(continuation) }
+        } onCancel: {
+            loop.execute { exchange.abort(.cancelled) }
+        }
+    }
+
+    /// Closes idle connections and fails queued requests on every loop.
+    public func shutdown() async {
+        for loop in group.loops {
+            await Task(executorPreference: loop) { [pools] in
+                pools.existing(on: loop)?.shutdown()
+            }.value
+        }
+    }
+}
+
+/// The pools of one loop, by origin. Loop-confined.
+final class LoopPools {
+    private var byOrigin: [Origin: ConnectionPool] = [:]
+
+    func pool(for origin: Origin, loop: EventLoop, configuration: HTTPClientConfiguration, statistics: ClientStatistics) -> ConnectionPool {
+        if let pool = byOrigin[origin] { return pool }
+        let pool = ConnectionPool(loop: loop, origin: origin, configuration: configuration, statistics: statistics)
+        byOrigin[origin] = pool
+        return pool
+    }
+
+    func shutdown() {
+        for pool in byOrigin.values { pool.shutdown() }
+    }
+}

@@ -1,0 +1,55 @@
+/// Where upstream requests go: `http://host:port` plus an optional base path that every request
+/// target is appended to.
+public struct Origin: Hashable, Sendable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    /// "" or a path without a trailing slash, e.g. "/api".
+    public let basePath: String
+
+    public init(host: String, port: Int, basePath: String = "") {
+        self.host = host
+        self.port = port
+        self.basePath = basePath
+    }
+
+    /// Parses `http://host[:port][/base]`. Only `http` is supported (no TLS).
+    public init(url: String) throws(HTTPClientError) {
+        guard url.hasPrefix("http://") else {
+            throw url.hasPrefix("https://") ? .unsupportedURL("https is not supported; use http or terminate TLS elsewhere") : .unsupportedURL("\(url) is not an http:// URL")
+        }
+        let rest = url.dropFirst("http://".count)
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        var path = String(rest[authorityEnd...])
+        while path.hasSuffix("/") { path.removeLast() }
+        var host = Substring(authority)
+        var port = 80
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw .unsupportedURL("\(url): unterminated IPv6 address") }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let parsed = Int(after.dropFirst()), (1...65535).contains(parsed) else { throw .unsupportedURL("\(url): bad port") }
+                port = parsed
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            guard let parsed = Int(authority[authority.index(after: colon)...]), (1...65535).contains(parsed) else {
+                throw .unsupportedURL("\(url): bad port")
+            }
+            port = parsed
+        }
+        guard !host.isEmpty, !host.contains("@") else { throw .unsupportedURL("\(url): missing or invalid host") }
+        self.host = String(host)
+        self.port = port
+        basePath = path
+    }
+
+    /// The `Host` header value.
+    public var authority: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return port == 80 ? name : "\(name):\(port)"
+    }
+
+    public var description: String { "http://\(authority)\(basePath)" }
+}

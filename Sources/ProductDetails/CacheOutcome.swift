@@ -1,0 +1,18 @@
+/// How the cache took part in an answer: what `Cache-Status` (RFC 9211) is rendered from.
+public struct CacheOutcome: Sendable, Equatable {
+    public var result: CacheResult
+    /// This request joined a load another request started.
+    public var collapsed: Bool
+    /// Freshness left: positive for a hit or a stored miss, zero or negative when served stale,
+    /// `nil` when the answer was not cached.
+    public var ttlRemaining: Duration?
+    /// `"error"` (stale-if-error) or `"revalidating"` (stale-while-revalidate) when served stale.
+    public var servedStaleBecause: String?
+
+    public init(result: CacheResult, collapsed: Bool = false, ttlRemaining: Duration? = nil, servedStaleBecause: String? = nil) {
+        self.result = result
+        self.collapsed = collapsed
+        self.ttlRemaining = ttlRemaining
+        self.servedStaleBecause = servedStaleBecause
+    }
+}

@@ -1,0 +1,96 @@
+/// A failure the HTTP layer turns into an `application/problem+json` answer (RFC 9457).
+///
+/// A struct with static factories rather than an enum, so that adding a kind never breaks a
+/// caller's `switch`; every value knows its status, title and body.
+public struct ProductDetailsError: Error, Sendable, Equatable {
+    public let status: Int
+    public let title: String
+    public let detail: String
+    /// For 503: how long the client should wait before asking again.
+    public let retryAfter: Duration?
+
+    public init(status: Int, title: String, detail: String, retryAfter: Duration? = nil) {
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.retryAfter = retryAfter
+    }
+
+    /// 400: the id is not `[A-Za-z0-9_-]{1,64}`.
+    public static let invalidID = ProductDetailsError(
+        status: 400, title: "Bad Request", detail: "A product id is 1 to 64 characters of A-Z, a-z, 0-9, '_' or '-'."
+    )
+
+    /// 400: a batch asked for more ids than allowed.
+    public static func batchTooLarge(count: Int, limit: Int) -> ProductDetailsError {
+        ProductDetailsError(status: 400, title: "Bad Request", detail: "A batch may ask for at most \(limit) ids; this one asked for \(count).")
+    }
+
+    /// 404: the products upstream does not know the product.
+    public static func notFound(id: String) -> ProductDetailsError {
+        ProductDetailsError(status: 404, title: "Not Found", detail: "No product has the id \(id).")
+    }
+
+    /// 502: an upstream answered badly (bad status, malformed body, refused connection) after retries.
+    public static func badGateway(_ detail: String) -> ProductDetailsError {
+        ProductDetailsError(status: 502, title: "Bad Gateway", detail: detail)
+    }
+
+    /// 504: an upstream did not answer in time.
+    public static func gatewayTimeout(_ detail: String) -> ProductDetailsError {
+        ProductDetailsError(status: 504, title: "Gateway Timeout", detail: detail)
+    }
+
+    /// 503: too many loads running; shed this one quickly instead of collapsing.
+    public static func overloaded(retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
+        ProductDetailsError(
+            status: 503, title: "Service Unavailable", detail: "Too many product loads are running; try again shortly.",
+            retryAfter: retryAfter
+        )
+    }
+
+    /// The request's task was cancelled (its client went away). Typed throws cannot carry
+    /// `CancellationError`, so cancellation travels as this value: 499 (nginx's "client closed
+    /// request"). It is never a client-visible error: check ``isCancellation`` and write nothing.
+    public static let cancelled = ProductDetailsError(status: 499, title: "Client Closed Request", detail: "The request was cancelled.")
+
+    public var isCancellation: Bool { self == .cancelled }
+
+    /// Maps the failure of the required products call.
+    static func upstream(_ failure: UpstreamFailure, from upstream: Upstream) -> ProductDetailsError {
+        switch failure {
+        case .timedOut:
+            return .gatewayTimeout("The \(upstream.rawValue) upstream did not answer in time.")
+        case .connectFailed:
+            return .badGateway("The \(upstream.rawValue) upstream could not be reached.")
+        case .connectionReset:
+            return .badGateway("The \(upstream.rawValue) upstream closed the connection.")
+        case .status(let code, _):
+            return .badGateway("The \(upstream.rawValue) upstream answered with status \(code).")
+        case .malformedBody:
+            return .badGateway("The \(upstream.rawValue) upstream sent a malformed body.")
+        case .notFound:
+            return .badGateway("The \(upstream.rawValue) upstream answered not found.")
+        case .cancelled:
+            return .cancelled
+        }
+    }
+
+    /// The `application/problem+json` body: `{"type","title","status","detail"}`.
+    public var problemJSON: [UInt8] {
+        var writer = JSONBytesWriter(reservingCapacity: 128 + detail.utf8.count)
+        writer.raw("{")
+        writer.key("type")
+        writer.raw("\"about:blank\",")
+        writer.key("title")
+        writer.string(title)
+        writer.raw(",")
+        writer.key("status")
+        writer.int(status)
+        writer.raw(",")
+        writer.key("detail")
+        writer.string(detail)
+        writer.raw("}")
+        return writer.bytes
+    }
+}

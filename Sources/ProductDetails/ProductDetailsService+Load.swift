@@ -1,0 +1,95 @@
+/// The result of one load, shared by every request that waited for it.
+struct LoadedDocument: Sendable {
+    let document: CachedDocument
+    /// The TTL it was stored with; `nil` when it was not stored (caching off, or invalidated).
+    let storedFor: Duration?
+}
+
+extension ProductDetailsService {
+    /// Fetches the three parts at once, merges and encodes them, and stores the result.
+    ///
+    /// Throws ``ProductDetailsError`` when the product cannot be had, `CancellationError` when
+    /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
+    /// error: it becomes a briefly cached 404 document.
+    func load(id: String, requestID: String) async throws -> LoadedDocument {
+        let token = cache.loadToken(for: id)
+        let deadline = time.now + settings.requestDeadline
+        async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID)
+        async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID)
+        async let suggestionResult = fetchSuggestions(id: id, deadline: deadline, requestID: requestID)
+
+        let product: Product
+        switch await productResult {
+        case .success(let value):
+            product = value
+        case .failure(.notFound):
+            // Leaving the scope cancels the other two calls: nobody needs them now.
+            let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: id).problemJSON)
+            return store(document, for: id, ttl: settings.notFoundTTL, staleWindows: false, token: token)
+        case .failure(.cancelled):
+            throw CancellationError()
+        case .failure(let failure):
+            throw ProductDetailsError.upstream(failure, from: .products)
+        }
+
+        var missing: [DetailPart] = []
+        let reviews: [Review]
+        switch await reviewResult {
+        case .success(let value): reviews = value
+        case .failure(.cancelled): throw CancellationError()
+        case .failure: reviews = []; missing.append(.reviews)
+        }
+        let suggested: [Product]
+        switch await suggestionResult {
+        case .success(let value): suggested = value
+        case .failure(.cancelled): throw CancellationError()
+        case .failure: suggested = []; missing.append(.suggested)
+        }
+
+        let detail = ProductDetail(product: product, reviews: reviews, suggested: suggested, missing: missing)
+        let document = CachedDocument(status: 200, body: DetailEncoder.encode(detail), missing: missing)
+        let ttl = missing.isEmpty ? settings.ttl : min(settings.degradedTTL, settings.ttl)
+        return store(document, for: id, ttl: ttl, staleWindows: true, token: token)
+    }
+
+    private func store(_ document: CachedDocument, for id: String, ttl: Duration, staleWindows: Bool, token: LoadToken) -> LoadedDocument {
+        guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: document, storedFor: nil) }
+        let stored = cache.store(
+            document, for: id, cost: document.cacheCost, ttl: ttl,
+            staleIfError: staleWindows ? settings.staleIfError : .zero,
+            staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero,
+            token: token
+        )
+        return LoadedDocument(document: document, storedFor: stored ? ttl : nil)
+    }
+
+    private func fetchProduct(id: String, deadline: Duration, requestID: String) async -> Result<Product, UpstreamFailure> {
+        do throws(UpstreamFailure) {
+            return .success(try await productRetrier.run(.products, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+                try await products.product(id: id, call: call)
+            })
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func fetchReviews(id: String, deadline: Duration, requestID: String) async -> Result<[Review], UpstreamFailure> {
+        do throws(UpstreamFailure) {
+            return .success(try await reviewRetrier.run(.reviews, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+                try await reviews.reviews(productID: id, call: call)
+            })
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func fetchSuggestions(id: String, deadline: Duration, requestID: String) async -> Result<[Product], UpstreamFailure> {
+        do throws(UpstreamFailure) {
+            return .success(try await suggestionRetrier.run(.suggestions, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+                try await suggestions.suggestions(productID: id, call: call)
+            })
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+/// The domain core: answers product detail pages from a bounded cache that one load per product
+/// fills, however many requests ask at the same moment.
+///
+/// The request path (see DESIGN.md, "Semantics that make it trustworthy"):
+/// 1. Validate the id (400 before touching the cache or an upstream).
+/// 2. One synchronous cache lookup: fresh → hit; stale within stale-while-revalidate → served
+///    stale while one background refresh runs through the in-flight table.
+/// 3. Otherwise join or start the one load for the id in ``InFlightLoads``. A load fetches product,
+///    reviews and suggestions at once through the ``Retrier`` within one deadline, merges and
+///    encodes them once, and stores the bytes with the load token taken before it began, so a
+///    load that an invalidation overtook answers its waiters but is never stored.
+/// 4. If the load fails and a stale document may stand in (stale-if-error), serve that instead.
+public final class ProductDetailsService: Sendable {
+    public let settings: ServiceSettings
+    let products: any ProductSource
+    let reviews: any ReviewSource
+    let suggestions: any SuggestionSource
+    let time: any TimeSource
+    let events: any ServiceEvents
+    let cache: ResponseCache<String, CachedDocument>
+    let inFlight: InFlightLoads<String, LoadedDocument>
+    let productRetrier: Retrier
+    let reviewRetrier: Retrier
+    let suggestionRetrier: Retrier
+
+    /// - Parameters:
+    ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
+    ///   - random: the jitter source for retry backoff (inject a fixed one in tests).
+    public init(
+        products: any ProductSource,
+        reviews: any ReviewSource,
+        suggestions: any SuggestionSource,
+        settings: ServiceSettings = ServiceSettings(),
+        time: any TimeSource = ClockTimeSource(),
+        events: any ServiceEvents = NoEvents(),
+        cache: ResponseCache<String, CachedDocument>? = nil,
+        random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+    ) {
+        self.settings = settings
+        self.products = products
+        self.reviews = reviews
+        self.suggestions = suggestions
+        self.time = time
+        self.events = events
+        self.cache = cache ?? ResponseCache(
+            maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes, time: time, events: events
+        )
+        self.inFlight = InFlightLoads(maxLoads: settings.maxInFlightLoads, events: events)
+        func retrier() -> Retrier {
+            Retrier(
+                policy: settings.retry, budget: RetryBudget(limits: settings.retryBudget, time: time),
+                time: time, random: random, events: events
+            )
+        }
+        self.productRetrier = retrier()
+        self.reviewRetrier = retrier()
+        self.suggestionRetrier = retrier()
+    }
+
+    /// Whether `id` is `[A-Za-z0-9_-]{1,64}`.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard (1...64).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// The detail document for `id`: a 200 detail or a cached 404 problem document.
+    ///
+    /// - Parameters:
+    ///   - noCache: skip the cache lookup (a client's `Cache-Control: no-cache`), but still join a
+    ///     load already in flight: it started no earlier than this request, so it is fresh enough.
+    ///   - executor: where a load this request starts runs (the caller's event loop).
+    /// - Throws: 400, 502, 503, 504 as ``ProductDetailsError``; ``ProductDetailsError/cancelled``
+    ///   when this request's task is cancelled.
+    public func detail(
+        id: String,
+        noCache: Bool = false,
+        requestID: String = "",
+        executor: (any TaskExecutor)? = nil
+    ) async throws(ProductDetailsError) -> DetailAnswer {
+        guard Self.isValidID(id) else { throw .invalidID }
+        if !noCache {
+            switch cache.lookup(id) {
+            case .fresh(let document, let remaining):
+                events.cacheLookup(.hit)
+                return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
+            case .stale(let document, let age, revalidate: true, _):
+                await refreshInBackground(id: id, requestID: requestID, executor: executor)
+                events.cacheLookup(.stale)
+                return DetailAnswer(
+                    document: document,
+                    cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "revalidating")
+                )
+            case .stale, .miss:
+                break
+            }
+        }
+        return try await loadAnswer(id: id, requestID: requestID, executor: executor)
+    }
+
+    /// Forgets `id`: its cached document goes, a load already running for it may still answer the
+    /// requests waiting for it but is never stored, and requests arriving from now on never join it.
+    public func invalidate(id: String) async {
+        cache.invalidate(id)
+        await inFlight.detach(id)
+    }
+
+    /// Forgets every product, with the same guarantees as ``invalidate(id:)``.
+    public func invalidateAll() async {
+        cache.invalidateAll()
+        await inFlight.detachAll()
+    }
+
+    public var cacheEntryCount: Int { cache.count }
+    public var cacheBytes: Int { cache.totalBytes }
+    /// Loads running now (no actor hop: read from an atomic).
+    public var inFlightCount: Int { inFlight.count }
+
+    private func loadAnswer(id: String, requestID: String, executor: (any TaskExecutor)?) async throws(ProductDetailsError) -> DetailAnswer {
+        let failure: ProductDetailsError
+        do {
+            let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
+                try await self.load(id: id, requestID: requestID)
+            }
+            events.cacheLookup(.miss)
+            return DetailAnswer(
+                document: loaded.document,
+                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor)
+            )
+        } catch let error as ProductDetailsError {
+            failure = error
+        } catch is InFlightLoadsOverloaded {
+            failure = .overloaded()
+        } catch is CancellationError {
+            failure = .cancelled
+        } catch {
+            failure = .badGateway("The product could not be loaded.")
+        }
+        if failure.isCancellation || Task.isCancelled { throw .cancelled }
+        if let standIn = staleStandIn(for: id) {
+            events.cacheLookup(standIn.cache.result)
+            return standIn
+        }
+        events.cacheLookup(.miss)
+        throw failure
+    }
+
+    /// A cached document that may be served instead of a failed load (stale-if-error).
+    private func staleStandIn(for id: String) -> DetailAnswer? {
+        switch cache.lookup(id) {
+        case .stale(let document, let age, _, usableOnError: true):
+            return DetailAnswer(
+                document: document,
+                cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "error")
+            )
+        case .fresh(let document, let remaining):
+            // Another load stored a fresh document while this one failed.
+            return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
+        case .stale, .miss:
+            return nil
+        }
+    }
+
+    /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running.
+    private func refreshInBackground(id: String, requestID: String, executor: (any TaskExecutor)?) async {
+        await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] in
+            try await self.load(id: id, requestID: requestID)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Synchronization
+
+/// A bounded, thread-safe cache of ready-to-serve values with TTL, stale windows and
+/// generation-guarded stores.
+///
+/// Implementation notes:
+/// - One `Mutex` guards everything. A lookup is one short lock with no `await`, so it can run on
+///   any event-loop thread; events are reported after the lock is released, never under it.
+/// - Bounded by entry count and by total cost in bytes (the caller states each value's cost);
+///   least-recently-used eviction is O(1) via ``LRUEntries``. A value costing more than
+///   `maxBytes` is refused rather than emptying the cache for it.
+/// - Expiry uses the injected ``TimeSource``: an entry is fresh for its TTL, then may be served
+///   stale while inside its stale-while-revalidate or stale-if-error window, then is removed on
+///   the next lookup (reported as an `"expired"` eviction).
+/// - Invalidation bumps a generation (``InvalidationLog``): a load takes a ``LoadToken`` before it
+///   starts, and its ``store(_:for:cost:ttl:staleIfError:staleWhileRevalidate:token:)`` is refused
+///   if the key or everything was invalidated meanwhile, so a forgotten answer never comes back.
+public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct State {
+        var entries = LRUEntries<Key, Value>()
+        var invalidations: InvalidationLog<Key>
+    }
+
+    public let maxEntries: Int
+    public let maxBytes: Int
+    private let state: Mutex<State>
+    private let time: any TimeSource
+    private let events: any ServiceEvents
+
+    /// - Parameter invalidationMemory: how many recent per-key invalidations are remembered exactly;
+    ///   loads older than the oldest remembered one are refused (see ``InvalidationLog``).
+    public init(
+        maxEntries: Int,
+        maxBytes: Int,
+        time: any TimeSource,
+        events: any ServiceEvents = NoEvents(),
+        invalidationMemory: Int = 4096
+    ) {
+        self.maxEntries = maxEntries
+        self.maxBytes = maxBytes
+        self.time = time
+        self.events = events
+        self.state = Mutex(State(invalidations: InvalidationLog(capacity: invalidationMemory)))
+    }
+
+    public var count: Int {
+        state.withLock { $0.entries.count }
+    }
+
+    public var totalBytes: Int {
+        state.withLock { $0.entries.totalCost }
+    }
+
+    /// Keys from most to least recently used (O(n); for tests and diagnostics).
+    public var keysByRecency: [Key] {
+        state.withLock { $0.entries.keysByRecency }
+    }
+
+    /// Finds `key`, marking it recently used; removes it if it is past every window.
+    public func lookup(_ key: Key) -> CacheLookup<Value> {
+        let now = time.now
+        let (result, expired) = state.withLock { state -> (CacheLookup<Value>, Bool) in
+            guard let entry = state.entries.peek(key) else { return (.miss, false) }
+            let age = now - entry.storedAt
+            if age < entry.freshFor {
+                _ = state.entries.touch(key)
+                return (.fresh(entry.value, remaining: entry.freshFor - age), false)
+            }
+            let staleness = age - entry.freshFor
+            let revalidate = staleness < entry.staleWhileRevalidate
+            let usableOnError = staleness < entry.staleIfError
+            guard revalidate || usableOnError else {
+                state.entries.remove(key)
+                return (.miss, true)
+            }
+            _ = state.entries.touch(key)
+            return (.stale(entry.value, age: staleness, revalidate: revalidate, usableOnError: usableOnError), false)
+        }
+        if expired { events.eviction(reason: "expired") }
+        return result
+    }
+
+    /// The generation snapshot a load must take before it starts, and hand back to `store`.
+    public func loadToken(for key: Key) -> LoadToken {
+        state.withLock { $0.invalidations.token() }
+    }
+
+    /// Stores `value` as the most recently used entry, evicting least recently used ones to stay
+    /// within both bounds.
+    ///
+    /// - Returns: `false` when refused: `key` or everything was invalidated after `token` was
+    ///   taken, or `cost` alone exceeds `maxBytes`.
+    @discardableResult
+    public func store(
+        _ value: Value,
+        for key: Key,
+        cost: Int,
+        ttl: Duration,
+        staleIfError: Duration = .zero,
+        staleWhileRevalidate: Duration = .zero,
+        token: LoadToken
+    ) -> Bool {
+        let now = time.now
+        let entry = CacheEntry(
+            key: key, value: value, cost: max(0, cost), storedAt: now,
+            freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate
+        )
+        let (stored, evictions) = state.withLock { state -> (Bool, [String]) in
+            guard state.invalidations.allowsStore(for: key, token: token) else { return (false, []) }
+            guard entry.cost <= maxBytes, maxEntries > 0 else { return (false, []) }
+            state.entries.insert(entry)
+            var evictions: [String] = []
+            // The new entry is the newest and fits on its own, so these loops never evict it.
+            while state.entries.count > maxEntries, state.entries.removeOldest() != nil {
+                evictions.append("capacity")
+            }
+            while state.entries.totalCost > maxBytes, state.entries.removeOldest() != nil {
+                evictions.append("bytes")
+            }
+            return (true, evictions)
+        }
+        for reason in evictions {
+            events.eviction(reason: reason)
+        }
+        return stored
+    }
+
+    /// Forgets `key` and refuses stores from loads that started before now.
+    public func invalidate(_ key: Key) {
+        state.withLock { state in
+            state.invalidations.invalidate(key)
+            state.entries.remove(key)
+        }
+    }
+
+    /// Forgets everything and refuses stores from every load that started before now.
+    public func invalidateAll() {
+        state.withLock { state in
+            state.invalidations.invalidateAll()
+            state.entries.removeAll()
+        }
+    }
+
+    /// How many per-key invalidations are remembered (bounded by `invalidationMemory`).
+    public var rememberedInvalidations: Int {
+        state.withLock { $0.invalidations.rememberedKeyCount }
+    }
+}

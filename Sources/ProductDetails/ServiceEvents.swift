@@ -1,0 +1,47 @@
+/// How a request was answered with respect to the cache; also a metrics label.
+public enum CacheResult: String, Sendable, Equatable, Hashable, CaseIterable {
+    case hit
+    case miss
+    case stale
+}
+
+/// The domain's metrics hook: the service, cache, in-flight table and retry loop report here.
+///
+/// Every method has an empty default, so a backend implements only what it counts. Calls happen
+/// on request paths and sometimes inside an actor, never while a lock is held: implementations
+/// must be cheap and non-blocking (atomics, not locks held across I/O).
+public protocol ServiceEvents: Sendable {
+    /// One upstream attempt ended; `outcome` is `"success"` or an ``UpstreamFailure/label``.
+    func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration)
+    /// A retry is about to be made; `reason` is the failed attempt's ``UpstreamFailure/label``.
+    func retry(_ upstream: Upstream, reason: String)
+    /// A retry was wanted but the retry budget refused it.
+    func retryBudgetExhausted(_ upstream: Upstream)
+    /// A detail request was answered from the cache (hit), from an upstream load (miss), or stale.
+    func cacheLookup(_ result: CacheResult)
+    /// A request joined a load another request had started.
+    func coalesced()
+    func loadStarted()
+    func loadFinished()
+    /// A load was cancelled because its last waiter left.
+    func loadCancelled()
+    /// An entry left the cache; `reason` is `"capacity"`, `"bytes"` or `"expired"`.
+    func eviction(reason: String)
+}
+
+extension ServiceEvents {
+    public func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {}
+    public func retry(_ upstream: Upstream, reason: String) {}
+    public func retryBudgetExhausted(_ upstream: Upstream) {}
+    public func cacheLookup(_ result: CacheResult) {}
+    public func coalesced() {}
+    public func loadStarted() {}
+    public func loadFinished() {}
+    public func loadCancelled() {}
+    public func eviction(reason: String) {}
+}
+
+/// Events that go nowhere: the default when no metrics backend is wired.
+public struct NoEvents: ServiceEvents {
+    public init() {}
+}

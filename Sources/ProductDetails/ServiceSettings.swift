@@ -1,0 +1,56 @@
+/// The knobs of ``ProductDetailsService``, each with the default the design calls sane.
+public struct ServiceSettings: Sendable, Equatable {
+    /// How long a complete document stays fresh; `.zero` disables caching (loads still coalesce).
+    public var ttl: Duration
+    /// How long a product 404 is remembered: short, so a product created later shows up soon.
+    public var notFoundTTL: Duration
+    /// How long past its TTL a document may stand in for a failed load.
+    public var staleIfError: Duration
+    /// How long past its TTL a document may be served while one background refresh runs.
+    public var staleWhileRevalidate: Duration
+    /// TTL of a degraded document (one with `missing` parts), so the full page returns soon.
+    public var degradedTTL: Duration
+    public var retry: RetryPolicy
+    /// The retry budget of each upstream (each has its own, so one outage does not starve the others).
+    public var retryBudget: RetryBudgetWindow.Limits
+    /// The overall time a load may take, across all attempts of all three upstream calls.
+    public var requestDeadline: Duration
+    /// How many loads of one batch run at once.
+    public var batchParallelism: Int
+    /// The most ids one batch may ask for.
+    public var maxBatch: Int
+    /// The most loads running at once; beyond it new loads answer 503 (joining is still allowed).
+    public var maxInFlightLoads: Int
+    public var cacheMaxEntries: Int
+    public var cacheMaxBytes: Int
+
+    public init(
+        ttl: Duration = .seconds(60),
+        notFoundTTL: Duration = .seconds(5),
+        staleIfError: Duration = .seconds(300),
+        staleWhileRevalidate: Duration = .seconds(30),
+        degradedTTL: Duration = .seconds(5),
+        retry: RetryPolicy = RetryPolicy(),
+        retryBudget: RetryBudgetWindow.Limits = .init(),
+        requestDeadline: Duration = .seconds(3),
+        batchParallelism: Int = 8,
+        maxBatch: Int = 100,
+        maxInFlightLoads: Int = 10_000,
+        cacheMaxEntries: Int = 10_000,
+        cacheMaxBytes: Int = 64 * 1024 * 1024
+    ) {
+        self.ttl = ttl
+        self.notFoundTTL = notFoundTTL
+        self.staleIfError = staleIfError
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.degradedTTL = degradedTTL
+        self.retry = retry
+        self.retryBudget = retryBudget
+        self.requestDeadline = requestDeadline
+        self.batchParallelism = batchParallelism
+        self.maxBatch = maxBatch
+        self.maxInFlightLoads = maxInFlightLoads
+        self.cacheMaxEntries = cacheMaxEntries
+        self.cacheMaxBytes = cacheMaxBytes
+    }
+}

@@ -1,0 +1,50 @@
+/// A monotonic time line with an arbitrary origin, injected into everything that waits or expires.
+///
+/// The cache, the retry loop and the service hold it as an existential rather than being generic
+/// over `Clock`, so that tests can swap in ``ManualTimeSource`` and move time by hand without
+/// every domain type growing a generic parameter.
+public protocol TimeSource: Sendable {
+    /// The time elapsed since this source's origin; never goes backwards.
+    var now: Duration { get }
+
+    /// Suspends for `duration`; throws `CancellationError` as soon as the task is cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+/// A ``TimeSource`` backed by any Swift clock whose durations are `Duration`.
+///
+/// The origin is the clock's instant at initialisation, so `now` starts near zero.
+public struct ClockTimeSource<C: Clock>: TimeSource where C.Duration == Duration {
+    private let clock: C
+    private let origin: C.Instant
+
+    public init(_ clock: C) {
+        self.clock = clock
+        self.origin = clock.now
+    }
+
+    public var now: Duration {
+        origin.duration(to: clock.now)
+    }
+
+    public func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        guard duration > .zero else { return }
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+}
+
+extension ClockTimeSource where C == ContinuousClock {
+    /// The production time source: a continuous clock, which keeps counting while the system sleeps.
+    public init() {
+        self.init(ContinuousClock())
+    }
+}
+
+extension Duration {
+    /// The duration as fractional seconds, for jitter arithmetic and metrics.
+    var inSeconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

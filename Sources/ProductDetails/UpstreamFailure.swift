@@ -1,0 +1,44 @@
+/// Why one upstream call failed, in the terms the retry loop and the service decide on.
+///
+/// Adapters over HTTP map transport errors and status codes into these cases; the domain never
+/// sees sockets. `status` carries `Retry-After` so that backoff can honour it.
+public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
+    case connectFailed
+    case connectionReset
+    case timedOut
+    case status(Int, retryAfter: Duration?)
+    case notFound
+    case malformedBody(String)
+    case cancelled
+
+    /// Whether a retry may help: transport failures, attempt time-outs, 429 and the transient 5xx.
+    ///
+    /// `notFound`, bad bodies and other statuses are answers, not accidents: asking again would
+    /// only multiply traffic. A cancelled call has nobody left to answer.
+    public var isRetryable: Bool {
+        switch self {
+        case .connectFailed, .connectionReset, .timedOut:
+            return true
+        case .status(let code, _):
+            return [429, 500, 502, 503, 504].contains(code)
+        case .notFound, .malformedBody, .cancelled:
+            return false
+        }
+    }
+
+    /// A bounded label for metrics (status codes are grouped by class, except 429).
+    public var label: String {
+        switch self {
+        case .connectFailed: return "connect_failed"
+        case .connectionReset: return "connection_reset"
+        case .timedOut: return "timed_out"
+        case .status(429, _): return "status_429"
+        case .status(let code, _) where (400..<500).contains(code): return "status_4xx"
+        case .status(let code, _) where (500..<600).contains(code): return "status_5xx"
+        case .status: return "status_other"
+        case .notFound: return "not_found"
+        case .malformedBody: return "malformed_body"
+        case .cancelled: return "cancelled"
+        }
+    }
+}

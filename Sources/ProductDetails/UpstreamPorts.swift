@@ -1,0 +1,35 @@
+/// The three upstream services a detail page is merged from; also a metrics label.
+public enum Upstream: String, Sendable, Equatable, Hashable, CaseIterable {
+    case products
+    case reviews
+    case suggestions
+}
+
+/// What one upstream attempt must respect: its own time-out and the request id to pass upstream.
+///
+/// The adapter enforces `timeout` (answering ``UpstreamFailure/timedOut``); the retry loop sets it
+/// to the smaller of the policy's attempt time-out and what is left of the request deadline.
+public struct UpstreamCall: Sendable, Equatable {
+    public var timeout: Duration
+    public var requestID: String
+
+    public init(timeout: Duration, requestID: String) {
+        self.timeout = timeout
+        self.requestID = requestID
+    }
+}
+
+/// Port to the products upstream (`GET /products/{id}`); ``UpstreamFailure/notFound`` for a 404.
+public protocol ProductSource: Sendable {
+    func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product
+}
+
+/// Port to the reviews upstream (`GET /products/{id}/reviews`).
+public protocol ReviewSource: Sendable {
+    func reviews(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Review]
+}
+
+/// Port to the suggestions upstream (`GET /products/{id}/suggested`).
+public protocol SuggestionSource: Sendable {
+    func suggestions(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Product]
+}

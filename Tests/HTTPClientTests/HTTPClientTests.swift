@@ -1,0 +1,182 @@
+import EventLoop
+import HTTP1
+import HTTPClient
+import HTTPServer
+import Testing
+
+@Suite("HTTP client over real sockets")
+struct HTTPClientTests {
+    @Test func getReturnsTheWholeAnswer() async throws {
+        try await withServer(routes: standardRoutes) { _, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let client = HTTPClient(group: group)
+            let response = try await client.get(Origin(host: "127.0.0.1", port: port), path: "/echo/hi", timeout: .seconds(5))
+            #expect(response.status.code == 200)
+            #expect(response.body == Array("hi".utf8))
+            #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
+            await client.shutdown()
+        }
+    }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        try await withServer(routes: standardRoutes) { _, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let client = HTTPClient(group: group)
+            let origin = try Origin(url: "http://localhost:\(port)")
+            for index in 0..<20 {
+                let response = try await client.get(origin, path: "/echo/\(index)", timeout: .seconds(5))
+                #expect(response.body == Array("\(index)".utf8))
+            }
+            #expect(client.statistics.connectionsOpened == 1)
+            #expect(client.statistics.requestsSent == 20)
+            await client.shutdown()
+        }
+    }
+
+    @Test func concurrentRequestsStayWithinThePoolCap() async throws {
+        let release = Gate()
+        try await withServer(routes: { router in
+            router.add(.get, "/held/{n}") { request, _ in
+                await release.wait()
+                return .text(.ok, request.pathParameters["n"] ?? "")
+            }
+        }) { server, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            var configuration = HTTPClientConfiguration()
+            configuration.maxConnectionsPerOrigin = 2
+            let client = HTTPClient(group: group, configuration: configuration)
+            let origin = Origin(host: "127.0.0.1", port: port)
+            try await withThrowingTaskGroup(of: String.self) { tasks in
+                for index in 0..<10 {
+                    tasks.addTask {
+                        String(decoding: try await client.get(origin, path: "/held/\(index)", timeout: .seconds(10)).body, as: UTF8.self)
+                    }
+                }
+                while server.openConnections < 2 { await Task.yield() }
+                release.open()
+                var answers: Set<String> = []
+                for try await answer in tasks { answers.insert(answer) }
+                #expect(answers == Set((0..<10).map(String.init)))
+            }
+            #expect(client.statistics.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test func aHungUpstreamTimesOutAndItsConnectionIsClosed() async throws {
+        try await withServer(routes: { router in
+            router.add(.get, "/hang") { _, _ in
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { server, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let client = HTTPClient(group: group)
+            await #expect(throws: HTTPClientError(.timedOut, "")) {
+                _ = try await client.get(Origin(host: "127.0.0.1", port: port), path: "/hang", timeout: .milliseconds(100))
+            }
+            while server.openConnections > 0 { await Task.yield() }
+            await client.shutdown()
+        }
+    }
+
+    @Test func cancellingTheCallerAbandonsTheRequest() async throws {
+        let arrived = Gate()
+        try await withServer(routes: { router in
+            router.add(.get, "/hang") { _, _ in
+                arrived.open()
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { server, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let client = HTTPClient(group: group)
+            let call = Task {
+                try await client.get(Origin(host: "127.0.0.1", port: port), path: "/hang", timeout: .seconds(60))
+            }
+            await arrived.wait()
+            call.cancel()
+            await #expect(throws: HTTPClientError(.cancelled, "")) { _ = try await call.value }
+            while server.openConnections > 0 { await Task.yield() }
+            await client.shutdown()
+        }
+    }
+
+    @Test func refusedConnectionsFailFast() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = HTTPClient(group: group)
+        let closedPort = try ScriptedServer(scripts: []).port
+        await #expect(throws: HTTPClientError(.connectFailed, "")) {
+            _ = try await client.get(Origin(host: "127.0.0.1", port: closedPort), path: "/", timeout: .seconds(5))
+        }
+    }
+
+    @Test func aReusedConnectionClosedBeforeAnsweringIsRetriedOnAFreshOne() async throws {
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"), .readRequest, .close],
+            [.readRequest, .write("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond")],
+        ])
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = HTTPClient(group: group)
+        let origin = Origin(host: "127.0.0.1", port: server.port)
+        #expect(try await client.get(origin, path: "/", timeout: .seconds(5)).body == Array("first".utf8))
+        #expect(try await client.get(origin, path: "/", timeout: .seconds(5)).body == Array("second".utf8))
+        #expect(client.statistics.connectionsOpened == 2)
+    }
+
+    @Test func malformedAnswersFail() async throws {
+        let server = try ScriptedServer(scripts: [[.readRequest, .write("HTTP/1.1 2OO OK\r\n\r\n")]])
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = HTTPClient(group: group)
+        await #expect(throws: HTTPClientError(.malformedResponse, "")) {
+            _ = try await client.get(Origin(host: "127.0.0.1", port: server.port), path: "/", timeout: .seconds(5))
+        }
+    }
+
+    @Test func answerCutShortIsAReset() async throws {
+        let server = try ScriptedServer(scripts: [[.readRequest, .write("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nonly part"), .close]])
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = HTTPClient(group: group)
+        await #expect(throws: HTTPClientError(.connectionReset, "")) {
+            _ = try await client.get(Origin(host: "127.0.0.1", port: server.port), path: "/", timeout: .seconds(5))
+        }
+    }
+
+    @Test func chunkedAndCloseDelimitedAnswersAreRead() async throws {
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), .readRequest,
+             .write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close"), .close],
+        ])
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = HTTPClient(group: group)
+        let origin = Origin(host: "127.0.0.1", port: server.port)
+        #expect(try await client.get(origin, path: "/", timeout: .seconds(5)).body == Array("abc".utf8))
+        #expect(try await client.get(origin, path: "/", timeout: .seconds(5)).body == Array("until close".utf8))
+    }
+
+    @Test(arguments: [
+        ("http://catalog:8081", "catalog", 8081, ""),
+        ("http://127.0.0.1:9/api/", "127.0.0.1", 9, "/api"),
+        ("http://example", "example", 80, ""),
+        ("http://[::1]:8081", "::1", 8081, ""),
+    ])
+    func originsParse(_ url: String, _ host: String, _ port: Int, _ base: String) throws {
+        let origin = try Origin(url: url)
+        #expect(origin.host == host && origin.port == port && origin.basePath == base)
+    }
+
+    @Test(arguments: ["https://secure", "ftp://x", "http://:80", "http://host:99999", "http://user@host"])
+    func unusableURLsAreRefused(_ url: String) {
+        #expect(throws: HTTPClientError(.unsupportedURL, "")) { _ = try Origin(url: url) }
+    }
+}

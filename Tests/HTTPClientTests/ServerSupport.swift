@@ -1,0 +1,71 @@
+import EventLoop
+import HTTP1
+import HTTPServer
+import Synchronization
+
+/// A one-way latch: tasks `wait()` until someone calls `open()`. Used to hold a handler at a known
+/// point instead of sleeping.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let passNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if passNow { continuation.resume() }
+        }
+    }
+}
+
+/// Runs `body` against a live server on 127.0.0.1 and an ephemeral port, then shuts it down.
+func withServer(
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    loops: Int = 2,
+    routes: (inout Router) -> Void,
+    _ body: (HTTPServer, Int) async throws -> Void
+) async throws {
+    var configuration = ServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configure(&configuration)
+    var router = Router()
+    routes(&router)
+    let frozen = router
+    let group = try EventLoopGroup(loopCount: loops)
+    let server = HTTPServer(group: group, configuration: configuration) { request, context in
+        await frozen.respond(to: request, context: context)
+    }
+    let port = try await server.start()
+    do {
+        try await body(server, port)
+    } catch {
+        await server.shutdown(grace: .zero)
+        group.shutdown()
+        throw error
+    }
+    await server.shutdown(grace: .zero)
+    group.shutdown()
+}
+
+/// Routes most tests share.
+func standardRoutes(_ router: inout Router) {
+    router.add(.get, "/hello") { _, _ in .text(.ok, "hello") }
+    router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
+    router.add(.post, "/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
+    router.add(.get, "/big/{bytes}") { request, _ in
+        let count = Int(request.pathParameters["bytes"] ?? "") ?? 0
+        return HTTPResponse(status: .ok, body: (0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
+    }
+}

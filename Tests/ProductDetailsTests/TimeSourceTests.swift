@@ -1,0 +1,64 @@
+import Synchronization
+import Testing
+@testable import ProductDetails
+
+struct TimeSourceTests {
+    @Test func manualTimeMovesOnlyWhenAdvanced() {
+        let time = ManualTimeSource()
+        #expect(time.now == .zero)
+        time.advance(by: .seconds(3))
+        #expect(time.now == .seconds(3))
+    }
+
+    @Test func advanceResumesDueSleepersInDeadlineOrder() async throws {
+        let time = ManualTimeSource()
+        let order = Recorder<Int>()
+        let late = Task { try await time.sleep(for: .seconds(2)); order.append(2) }
+        await time.waitForSleepers(1)
+        let early = Task { try await time.sleep(for: .seconds(1)); order.append(1) }
+        await time.waitForSleepers(2)
+
+        time.advance(by: .milliseconds(999))
+        #expect(time.sleeperCount == 2)
+        time.advance(by: .milliseconds(1))
+        try await early.value
+        #expect(order.values == [1])
+        #expect(time.sleeperCount == 1)
+        time.advance(by: .seconds(1))
+        try await late.value
+        #expect(order.values == [1, 2])
+    }
+
+    @Test func sleepThrowsAtOnceWhenCancelled() async {
+        let time = ManualTimeSource()
+        let sleeper = Task { try await time.sleep(for: .seconds(60)) }
+        await time.waitForSleepers(1)
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(time.sleeperCount == 0)
+    }
+
+    @Test func sleepInAnAlreadyCancelledTaskThrows() async {
+        let time = ManualTimeSource()
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await time.sleep(for: .seconds(1))
+        }
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test func clockTimeSourceStartsNearZeroAndMovesForward() async throws {
+        let time = ClockTimeSource()
+        let first = time.now
+        #expect(first >= .zero && first < .seconds(5))
+        try await time.sleep(for: .zero)
+        #expect(time.now >= first)
+    }
+}
+
+/// A thread-safe append-only list, for recording order across tasks.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+    var values: [Element] { storage.withLock { $0 } }
+}
