@@ -1,5 +1,7 @@
 import EventLoop
+import HTTPClient
 import HTTPServer
+import ProductDetails
 
 /// Everything the service reads from its environment, validated.
 public struct AppConfiguration: Sendable {
@@ -7,6 +9,19 @@ public struct AppConfiguration: Sendable {
     public var loops = EventLoopGroup.coreCount
     public var shutdownGrace: Duration = .seconds(10)
     public var logLevel = "info"
+    /// Upstream base URLs; nil for all three means demo mode (an in-process catalog).
+    public var productsURL: String?
+    public var reviewsURL: String?
+    public var suggestionsURL: String?
+    public var client = HTTPClientConfiguration()
+    public var service = ServiceSettings()
+    /// Bearer token for the admin routes; nil turns them off.
+    public var adminToken: String?
+    /// Products in the demo catalog.
+    public var demoCatalogSize = 10_000
+
+    /// True when no upstream is configured.
+    public var isDemo: Bool { productsURL == nil && reviewsURL == nil && suggestionsURL == nil }
     /// Every setting with its default, for `--help` and the start-up log.
     public private(set) var settings: [SettingDescription] = []
     /// The values in effect, secrets masked, for the start-up log.
@@ -30,12 +45,55 @@ public struct AppConfiguration: Sendable {
         config.server.idleTimeout = .milliseconds(try reader.int("IDLE_TIMEOUT_MS", default: 60_000, in: 1...3_600_000, "idle keep-alive connection lifetime"))
         config.shutdownGrace = .seconds(try reader.int("SHUTDOWN_GRACE_SECONDS", default: 10, in: 0...3600, "time in-flight requests get on SIGTERM"))
         config.logLevel = try reader.choice("LOG_LEVEL", default: "info", among: ["debug", "info", "warn", "error"], "log verbosity")
+        try readUpstreams(&reader, into: &config)
+        try readSemantics(&reader, into: &config)
         config.settings = reader.described
         config.effective = reader.described.map { setting in
             let value = environment[setting.name] ?? setting.defaultValue
             return (setting.name, setting.secret && !value.isEmpty ? "***" : value)
         }
         return config
+    }
+
+    private static func readUpstreams(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
+        let fallback = reader.optionalString("UPSTREAM_URL", "base URL of all three upstreams (http only); unset for the demo catalog")
+        func url(_ name: String, _ help: String) throws(ConfigurationError) -> String? {
+            guard let value = reader.optionalString(name, help + "; defaults to UPSTREAM_URL") ?? fallback else { return nil }
+            do {
+                _ = try Origin(url: value)
+            } catch {
+                throw ConfigurationError(setting: name, reason: error.detail)
+            }
+            return value
+        }
+        config.productsURL = try url("PRODUCTS_URL", "product upstream")
+        config.reviewsURL = try url("REVIEWS_URL", "reviews upstream")
+        config.suggestionsURL = try url("SUGGESTIONS_URL", "suggestions upstream")
+        if !config.isDemo, config.productsURL == nil || config.reviewsURL == nil || config.suggestionsURL == nil {
+            throw ConfigurationError(setting: "UPSTREAM_URL", reason: "set it, or all of PRODUCTS_URL, REVIEWS_URL and SUGGESTIONS_URL")
+        }
+        config.client.maxConnectionsPerOrigin = try reader.int("UPSTREAM_MAX_CONNECTIONS", default: 32, in: 1...10_000, "upstream connections per origin and loop")
+        config.client.connectTimeout = .milliseconds(try reader.int("UPSTREAM_CONNECT_TIMEOUT_MS", default: 1000, in: 1...60_000, "upstream connect timeout"))
+        config.demoCatalogSize = try reader.int("DEMO_CATALOG_SIZE", default: 10_000, in: 1...1_000_000, "products in the demo catalog")
+    }
+
+    private static func readSemantics(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
+        var service = ServiceSettings()
+        service.ttl = .seconds(try reader.int("CACHE_TTL_SECONDS", default: 60, in: 0...86_400, "freshness of a cached page; 0 disables caching (loads still coalesce)"))
+        service.cacheMaxEntries = try reader.int("CACHE_MAX_ENTRIES", default: 10_000, in: 1...10_000_000, "most cached pages")
+        service.cacheMaxBytes = try reader.int("CACHE_MAX_BYTES", default: 64 << 20, in: 1024...(1 << 40), "most bytes of cached pages")
+        service.staleIfError = .seconds(try reader.int("STALE_IF_ERROR_SECONDS", default: 300, in: 0...86_400, "how long an expired page may stand in when the upstream fails"))
+        service.staleWhileRevalidate = .seconds(try reader.int("STALE_WHILE_REVALIDATE_SECONDS", default: 30, in: 0...86_400, "how long an expired page is served while one refresh runs"))
+        service.notFoundTTL = .seconds(try reader.int("NOT_FOUND_TTL_SECONDS", default: 5, in: 0...3600, "how long an upstream 404 is cached"))
+        service.retry.attempts = try reader.int("RETRY_ATTEMPTS", default: 3, in: 1...10, "attempts per upstream call, the first included")
+        service.retry.baseDelay = .milliseconds(try reader.int("RETRY_BASE_DELAY_MS", default: 50, in: 0...10_000, "backoff base (full jitter, doubling)"))
+        service.retry.maxDelay = .milliseconds(try reader.int("RETRY_MAX_DELAY_MS", default: 1000, in: 0...60_000, "backoff cap, and the longest Retry-After honoured"))
+        service.retry.attemptTimeout = .milliseconds(try reader.int("UPSTREAM_TIMEOUT_MS", default: 1000, in: 1...60_000, "time one upstream attempt may take"))
+        service.requestDeadline = .milliseconds(try reader.int("REQUEST_DEADLINE_MS", default: 3000, in: 1...120_000, "time a page load may take, retries included (else 504)"))
+        service.batchParallelism = try reader.int("BATCH_PARALLELISM", default: 8, in: 1...100, "loads a batch request runs at once")
+        service.maxInFlightLoads = try reader.int("MAX_INFLIGHT_LOADS", default: 10_000, in: 1...1_000_000, "distinct loads at once before 503")
+        config.service = service
+        config.adminToken = reader.optionalString("ADMIN_TOKEN", "bearer token for DELETE /cache routes; unset turns them off", secret: true)
     }
 
     /// `--help` text: every setting with its default.

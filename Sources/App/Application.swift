@@ -1,85 +1,121 @@
+import CatalogStub
 import EventLoop
 import HTTP1
+import HTTPClient
 import HTTPServer
+import ProductDetails
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The running service: event loops, the HTTP server and its routes.
+/// The running service: event loops, the upstream client, the domain service, the HTTP server
+/// and its routes, and (in demo mode) the in-process catalog.
 public final class Application: Sendable {
     public let configuration: AppConfiguration
     public let group: EventLoopGroup
     public let server: HTTPServer
+    public let client: HTTPClient
+    public let service: ProductDetailsService
     public let logger: Logger
-    private let signalled = Mutex<SignalState>(SignalState())
+    /// The in-process demo catalog when no upstream is configured.
+    public let demoCatalog: CatalogStub?
+    private let signals = SignalWaiter()
 
-    private struct SignalState {
-        var received: Int32?
-        var waiter: CheckedContinuation<Int32, Never>?
-        var watchers: [LoopBound<SignalWatcher>] = []
+    private init(
+        configuration: AppConfiguration, group: EventLoopGroup, server: HTTPServer, client: HTTPClient,
+        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?
+    ) {
+        self.configuration = configuration
+        self.group = group
+        self.server = server
+        self.client = client
+        self.service = service
+        self.logger = logger
+        self.demoCatalog = demoCatalog
     }
 
-    public init(configuration: AppConfiguration) throws {
-        self.configuration = configuration
-        logger = Logger(minimum: Logger.Level(configuration.logLevel))
-        group = try EventLoopGroup(loopCount: configuration.loops)
-        var router = Router()
+    /// Builds every part, binds the listeners and returns the running application.
+    public static func start(configuration: AppConfiguration) async throws -> Application {
+        let logger = Logger(minimum: Logger.Level(configuration.logLevel))
+        let group = try EventLoopGroup(loopCount: configuration.loops)
+        do {
+            return try await start(configuration: configuration, group: group, logger: logger)
+        } catch {
+            group.shutdown()
+            throw error
+        }
+    }
+
+    private static func start(configuration: AppConfiguration, group: EventLoopGroup, logger: Logger) async throws -> Application {
+        var demoCatalog: CatalogStub?
+        let upstreams: (products: Origin, reviews: Origin, suggestions: Origin)
+        if configuration.isDemo {
+            var stubConfiguration = StubConfiguration()
+            stubConfiguration.port = 0
+            stubConfiguration.catalogSize = configuration.demoCatalogSize
+            let stub = CatalogStub(group: group, configuration: stubConfiguration)
+            let port = try await stub.start()
+            let origin = Origin(host: "127.0.0.1", port: port)
+            upstreams = (origin, origin, origin)
+            demoCatalog = stub
+            logger.info("no upstream configured: serving the demo catalog", [
+                ("catalogURL", origin.description), ("products", String(configuration.demoCatalogSize)),
+                ("try", "curl localhost:\(configuration.server.port)/products/p1"),
+            ])
+        } else {
+            upstreams = (
+                try Origin(url: configuration.productsURL!), try Origin(url: configuration.reviewsURL!),
+                try Origin(url: configuration.suggestionsURL!)
+            )
+        }
+        let client = HTTPClient(group: group, configuration: configuration.client)
+        let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
+        let service = ProductDetailsService(
+            products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
+            time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])))
         let readiness = Readiness()
+        var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
+        ProductRoutes(service: service).register(in: &router)
+        AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
         let routes = router
-        server = HTTPServer(group: group, configuration: configuration.server) { request, context in
-            await routes.respond(to: request, context: context)
+        let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
+            var request = request
+            let requestID = RequestIdentity.assign(to: &request)
+            var response = await routes.respond(to: request, context: context)
+            response.headers.replaceOrAdd(name: "X-Request-ID", value: requestID)
+            return response
         }
         readiness.server = server
+        let port = try await server.start()
+        logger.info("listening", [
+            ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
+            ("version", AppVersion.current),
+        ])
+        logger.info("configuration", configuration.effective)
+        return Application(
+            configuration: configuration, group: group, server: server, client: client, service: service,
+            logger: logger, demoCatalog: demoCatalog)
     }
 
-    /// Binds the listeners; returns the port.
-    @discardableResult
-    public func start() async throws -> Int {
-        let port = try await server.start()
-        logger.info("listening", [("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count))])
-        return port
-    }
+    /// The port the service listens on.
+    public var port: Int { server.port }
 
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
     public func runUntilSignalled() async throws {
-        let loop = group.loops[0]
-        try await Task(executorPreference: loop) { [self] in
-            var watchers: [LoopBound<SignalWatcher>] = []
-            for signal in [SIGTERM, SIGINT] {
-                let watcher = try SignalWatcher(loop: loop, signal: signal) { [self] received in deliver(received) }
-                watchers.append(LoopBound(watcher, loop: loop))
-            }
-            signalled.withLock { $0.watchers = watchers }
-        }.value
-        let signal = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let already = signalled.withLock { state -> Int32? in
-                if let received = state.received { return received }
-                state.waiter = continuation
-                return nil
-            }
-            if let already { continuation.resume(returning: already) }
-        }
-        logger.info("shutting down", [("signal", String(signal)), ("graceSeconds", String(describing: configuration.shutdownGrace.components.seconds))])
+        let signal = try await signals.wait(on: group.loops[0], for: [SIGTERM, SIGINT])
+        logger.info("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
         await stop()
-    }
-
-    private func deliver(_ signal: Int32) {
-        let waiter = signalled.withLock { state -> CheckedContinuation<Int32, Never>? in
-            guard state.received == nil else { return nil }
-            state.received = signal
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: signal)
     }
 
     /// Graceful stop: not ready, stop accepting, let in-flight requests finish within the grace
     /// period, close the rest, stop the loops.
     public func stop() async {
         await server.shutdown(grace: configuration.shutdownGrace)
+        await client.shutdown()
+        await demoCatalog?.shutdown()
         group.shutdown()
         logger.info("stopped")
     }

@@ -1,8 +1,8 @@
 import CLibUV
 
-/// The loop is both the serial executor of loop-bound actors and the task executor that request
-/// handlers prefer, so a handler and everything nonisolated it awaits run on the loop thread.
-extension EventLoop: SerialExecutor, TaskExecutor {
+/// The loop is the task executor that request handlers prefer, so a handler and everything
+/// nonisolated it awaits run on the loop thread; its `serialExecutor` runs loop-bound actors.
+extension EventLoop: TaskExecutor, SerialExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         if !submit(.job(unowned)) {
@@ -11,19 +11,44 @@ extension EventLoop: SerialExecutor, TaskExecutor {
         }
     }
 
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
 
-    public func isSameExclusiveExecutionContext(other: EventLoop) -> Bool {
-        other === self
+    /// Actors that name the loop as their executor are run by its companion serial executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        serialExecutor.asUnownedSerialExecutor()
     }
 
     public func checkIsolated() {
         precondition(inLoop, "expected to run on event loop \(index)")
+    }
+}
+
+/// Runs the jobs of actors bound to an event loop, on that loop's thread, in order.
+public final class LoopSerialExecutor: SerialExecutor {
+    public unowned let loop: EventLoop
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        if !loop.submit(.actorJob(unowned)) {
+            preconditionFailure("an actor bound to event loop \(loop.index) was used after the loop stopped")
+        }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func isSameExclusiveExecutionContext(other: LoopSerialExecutor) -> Bool {
+        other === self
+    }
+
+    public func checkIsolated() {
+        precondition(loop.inLoop, "expected to run on event loop \(loop.index)")
     }
 }

@@ -29,6 +29,11 @@ public final class EventLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     private let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
 
+    /// The serial executor of actors bound to this loop. A separate object, because one `enqueue`
+    /// cannot tell a task-executor job from an actor job, and they must run differently.
+    /// Set once at the end of `init`, before the loop is shared.
+    public private(set) var serialExecutor: LoopSerialExecutor!
+
     /// Scratch memory for libuv reads: a read callback consumes it before the next allocation.
     let readBuffer: UnsafeMutableRawBufferPointer
 
@@ -60,6 +65,7 @@ public final class EventLoop: @unchecked Sendable {
         try UVError.check(uv_prepare_start(drainer, eventLoopPrepare))
         // The drainer must not keep the loop alive on its own; the async handle does until stop.
         uv_unref(UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self))
+        serialExecutor = LoopSerialExecutor(loop: self)
     }
 
     deinit {
@@ -96,6 +102,7 @@ public final class EventLoop: @unchecked Sendable {
         if inLoop {
             switch work {
             case .job(let job): localWork.append(.job(job))
+            case .actorJob(let job): localWork.append(.actorJob(job))
             case .closure(let closure): localWork.append(.closure(closure))
             }
             return true
@@ -123,6 +130,7 @@ public final class EventLoop: @unchecked Sendable {
             for work in inboxSpare {
                 switch work {
                 case .job(let job): run(.job(job))
+                case .actorJob(let job): run(.actorJob(job))
                 case .closure(let closure): closure()
                 }
             }
@@ -133,7 +141,9 @@ public final class EventLoop: @unchecked Sendable {
     private func run(_ work: LoopWork) {
         switch work {
         case .job(let job):
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        case .actorJob(let job):
+            job.runSynchronously(isolatedTo: serialExecutor.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         case .closure(let closure):
             closure()
         }
@@ -190,14 +200,18 @@ public final class EventLoop: @unchecked Sendable {
 
 /// A unit of work for the loop: an executor job, stored as is so a job costs no closure
 /// allocation, or a closure. Work from the loop's own thread needs no `Sendable`.
+/// Task jobs run as the task executor: nonisolated async code then stays put instead of asking to
+/// leave an "actor". Jobs of actors whose executor is this loop run isolated to it.
 enum LoopWork {
     case job(UnownedJob)
+    case actorJob(UnownedJob)
     case closure(() -> Void)
 }
 
 /// Work handed over from another thread.
 enum RemoteWork: Sendable {
     case job(UnownedJob)
+    case actorJob(UnownedJob)
     case closure(@Sendable () -> Void)
 }
 

@@ -1,1 +1,162 @@
-@main struct Main { static func main() {} }
+import CatalogStub
+import EventLoop
+import Foundation
+import HTTPServer
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `catalog-stub`: the products, reviews and suggestions upstreams in one process, for demos,
+/// tests and benchmarks. Configured by environment; exits 0 on SIGTERM or SIGINT.
+@main
+struct Main {
+    static let usage = """
+        catalog-stub: the three upstream services of a product-detail page, with fault injection.
+
+        Environment (unset or empty = default):
+          HOST                  address to bind (127.0.0.1)
+          PORT                  port, 0 = any free port (8081)
+          LOOPS                 event loops / threads (1)
+          CATALOG_SIZE          products p1…pN (10000)
+          STUB_SEED             seed of the catalog and of error-rate decisions (42)
+          STUB_LATENCY_MS       added delay per request, ms (0)
+          STUB_ERROR_RATE       share of requests answered with an error, 0…1 (0)
+          STUB_ERROR_STATUS     status of those errors, 400…599 (503)
+          STUB_RETRY_AFTER      Retry-After seconds on those errors (none)
+          STUB_HANG             never answer until the client leaves (false)
+          STUB_RESET            reset the connection after half the body (false)
+          STUB_MALFORMED        truncated JSON body (false)
+          STUB_OVERSIZED        JSON body of STUB_OVERSIZED_BYTES or more (false)
+          STUB_OVERSIZED_BYTES  size of oversized bodies (4194304)
+
+        Per request: headers X-Stub-Latency-Ms, X-Stub-Error-Rate, X-Stub-Error-Status,
+        X-Stub-Retry-After, X-Stub-Hang, X-Stub-Reset, X-Stub-Malformed, X-Stub-Oversized,
+        X-Stub-Oversized-Bytes.
+        Scripted: PUT /control/faults/{product|reviews|suggested|all} with a JSON body such as
+        {"errorRate":1,"retryAfterSeconds":2,"times":3}; DELETE /control/faults clears.
+
+        Routes: GET /products/{id}, /products/{id}/reviews, /products/{id}/suggested,
+        GET|DELETE /stats, GET /healthz.
+        """
+
+    static func main() async {
+        if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print(usage)
+            return
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var configuration: StubConfiguration
+        let loops: Int
+        do {
+            configuration = try StubConfiguration.fromEnvironment(environment)
+            loops = try loopCount(environment["LOOPS"])
+        } catch {
+            fail("catalog-stub: \(error)")
+        }
+        configuration.shutdownGrace = .seconds(1)
+
+        let group: EventLoopGroup
+        do {
+            group = try EventLoopGroup(loopCount: loops)
+        } catch {
+            fail("catalog-stub: cannot start event loops: \(error)")
+        }
+        let stub = CatalogStub(group: group, configuration: configuration)
+        let signals = SignalWaiter()
+        do {
+            try await signals.watch(on: group.loops[0])
+            let port = try await stub.start()
+            emit(#"{"msg":"catalog-stub listening","host":\#(quoted(configuration.host)),"port":\#(port),"catalogSize":\#(configuration.catalogSize),"loops":\#(loops)}"#)
+        } catch {
+            group.shutdown()
+            fail("catalog-stub: cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        let signal = await signals.next()
+        emit(#"{"msg":"catalog-stub stopping","signal":\#(signal)}"#)
+        await stub.shutdown()
+        await signals.stop()
+        group.shutdown()
+    }
+
+    static func loopCount(_ text: String?) throws -> Int {
+        guard let text, !text.isEmpty else { return 1 }
+        guard let count = Int(text), (1...256).contains(count) else {
+            throw StubConfigurationError(variable: "LOOPS", message: "must be an integer from 1 to 256, got \"\(text)\"")
+        }
+        return count
+    }
+
+    /// One line to stdout, written at once (a parent process may be waiting for it on a pipe).
+    static func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        JSONText.appendQuoted(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        exit(2)
+    }
+}
+
+/// Waits for SIGTERM or SIGINT, watched on one loop (libuv signal handles are loop-confined).
+final class SignalWaiter: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var received: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+        var watchers: [LoopBound<SignalWatcher>] = []
+    }
+
+    func watch(on loop: EventLoop) async throws {
+        try await Task(executorPreference: loop) { [self] in
+            var watchers: [LoopBound<SignalWatcher>] = []
+            for signal in [SIGTERM, SIGINT] {
+                let watcher = try SignalWatcher(loop: loop, signal: signal) { [self] received in deliver(received) }
+                watchers.append(LoopBound(watcher, loop: loop))
+            }
+            state.withLock { $0.watchers = watchers }
+        }.value
+    }
+
+    /// The first signal received (at once if it has already arrived).
+    func next() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let already = state.withLock { state -> Int32? in
+                if let received = state.received { return received }
+                state.waiter = continuation
+                return nil
+            }
+            if let already { continuation.resume(returning: already) }
+        }
+    }
+
+    /// Closes the signal handles on their loop.
+    func stop() async {
+        let watchers = state.withLock { state in
+            defer { state.watchers = [] }
+            return state.watchers
+        }
+        guard let loop = watchers.first?.loop else { return }
+        await Task(executorPreference: loop) {
+            for watcher in watchers { watcher.value.close() }
+        }.value
+    }
+
+    private func deliver(_ signal: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            guard state.received == nil else { return nil }
+            state.received = signal
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: signal)
+    }
+}

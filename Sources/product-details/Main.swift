@@ -24,8 +24,7 @@ struct ProductDetailsMain {
             exit(2)
         }
         do {
-            let app = try Application(configuration: configuration)
-            try await app.start()
+            let app = try await Application.start(configuration: configuration)
             try await app.runUntilSignalled()
         } catch {
             Logger.printError("product-details: \(error)")

@@ -76,3 +76,34 @@ struct EventLoopExecutorTests {
         group.shutdown()
     }
 }
+
+/// An actor whose executor is an event loop.
+private actor LoopBoundCounter {
+    let loop: EventLoop
+    private var count = 0
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    func increment() -> (Int, Bool) {
+        count += 1
+        return (count, loop.inLoop)
+    }
+}
+
+@Suite("Loop-bound actors")
+struct LoopBoundActorTests {
+    @Test func actorMethodsRunOnTheLoopFromAnyCaller() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        let counter = LoopBoundCounter(loop: group.loops[0])
+        let fromPool = await counter.increment()
+        let fromOtherLoop = await Task(executorPreference: group.loops[1]) { () -> (Int, Bool, Bool) in
+            let (count, onLoop) = await counter.increment()
+            return (count, onLoop, EventLoop.current === group.loops[1])
+        }.value
+        #expect(fromPool == (1, true))
+        #expect(fromOtherLoop == (2, true, true))
+    }
+}

@@ -1,0 +1,58 @@
+import HTTP1
+import HTTPServer
+import ProductDetails
+
+/// `DELETE /cache/products/{id}` and `DELETE /cache`, behind `Authorization: Bearer $ADMIN_TOKEN`.
+struct AdminRoutes {
+    let service: ProductDetailsService
+    /// Nil: the routes answer that they are turned off.
+    let token: String?
+
+    func register(in router: inout Router) {
+        let service = self.service
+        let guardian = BearerGuard(token: token)
+        router.add(.delete, "/cache/products/{id}") { request, _ in
+            if let refusal = guardian.refusal(for: request) { return refusal }
+            let id = request.pathParameters["id"] ?? ""
+            guard ProductDetailsService.isValidID(id) else { return ProductRoutes.problem(.invalidID) }
+            await service.invalidate(id: id)
+            return HTTPResponse(status: .noContent)
+        }
+        router.add(.delete, "/cache") { request, _ in
+            if let refusal = guardian.refusal(for: request) { return refusal }
+            await service.invalidateAll()
+            return HTTPResponse(status: .noContent)
+        }
+    }
+}
+
+/// Checks a bearer token in constant time (no early exit on the first differing byte, and the
+/// length of the expected token does not leak through timing).
+struct BearerGuard: Sendable {
+    let token: String?
+
+    func refusal(for request: HTTPRequest) -> HTTPResponse? {
+        guard let token else {
+            return ProblemDetails(status: HTTPStatus(code: 403), detail: "Admin routes are turned off: the service runs without ADMIN_TOKEN.").response()
+        }
+        let presented = request.headers["Authorization"].flatMap { value -> Substring? in
+            let parts = value.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            return parts[1].trimmingCharacters()
+        }
+        if let presented, Self.constantTimeEquals(Array(presented.utf8), Array(token.utf8)) { return nil }
+        let error = presented == nil ? "invalid_request" : "invalid_token"
+        return ProblemDetails(status: .unauthorized, detail: "A valid bearer token is required.")
+            .response(headers: ["WWW-Authenticate": "Bearer realm=\"product-details\", error=\"\(error)\""])
+    }
+
+    static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt64(lhs.count ^ rhs.count)
+        for index in 0..<max(lhs.count, rhs.count) {
+            let left = index < lhs.count ? lhs[index] : 0
+            let right = index < rhs.count ? rhs[index] : 0
+            difference |= UInt64(left ^ right)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,60 @@
+import HTTP1
+import HTTPClient
+import ProductDetails
+
+/// The three upstream ports over HTTP: one attempt per call (the domain's retrier decides about
+/// more), the request id passed on, statuses and connection failures mapped to `UpstreamFailure`.
+struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
+    let client: HTTPClient
+    let products: Origin
+    let reviews: Origin
+    let suggestions: Origin
+
+    func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product {
+        try UpstreamJSON.product(from: try await fetch(products, path: "/products/\(id)", call))
+    }
+
+    func reviews(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Review] {
+        try UpstreamJSON.reviews(from: try await fetch(reviews, path: "/products/\(productID)/reviews", call))
+    }
+
+    func suggestions(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Product] {
+        try UpstreamJSON.products(from: try await fetch(suggestions, path: "/products/\(productID)/suggested", call))
+    }
+
+    private func fetch(_ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        if !call.requestID.isEmpty { headers.add(name: "X-Request-ID", value: call.requestID) }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.get(origin, path: path, headers: headers, timeout: call.timeout)
+        } catch {
+            throw Self.failure(for: error)
+        }
+        switch response.status.code {
+        case 200:
+            return response.body
+        case 404:
+            throw .notFound
+        case let code:
+            throw .status(code, retryAfter: response.headers["Retry-After"].flatMap(Self.retryAfter))
+        }
+    }
+
+    static func failure(for error: HTTPClientError) -> UpstreamFailure {
+        switch error.code {
+        case .connectFailed, .connectTimeout, .unsupportedURL, .shutdown: .connectFailed
+        case .timedOut: .timedOut
+        case .connectionReset: .connectionReset
+        case .malformedResponse: .malformedBody(error.detail)
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// `Retry-After` in delta-seconds (the HTTP-date form is not used by our upstreams and is
+    /// ignored rather than guessed at).
+    static func retryAfter(_ value: String) -> Duration? {
+        guard let seconds = Int(value), seconds >= 0 else { return nil }
+        return .seconds(seconds)
+    }
+}

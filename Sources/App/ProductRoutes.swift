@@ -1,0 +1,128 @@
+import HTTP1
+import HTTPServer
+import ProductDetails
+
+/// `GET /products/{id}` and `GET /products?ids=…`: the product detail pages, with validators,
+/// freshness and RFC 9211 `Cache-Status` on every answer.
+struct ProductRoutes {
+    let service: ProductDetailsService
+
+    func register(in router: inout Router) {
+        let service = self.service
+        router.add(.get, "/products/{id}") { request, context in
+            let id = request.pathParameters["id"] ?? ""
+            do throws(ProductDetailsError) {
+                let answer = try await service.detail(
+                    id: id, noCache: Self.asksForNoCache(request), requestID: request.requestID, executor: context.loop)
+                return Self.response(for: answer, request: request, ttl: service.settings.ttl)
+            } catch {
+                return Self.problem(error)
+            }
+        }
+        router.add(.get, "/products") { request, context in
+            let values = request.queryValues("ids")
+            guard values.count == 1, let list = values.first, !list.isEmpty else {
+                return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.").response()
+            }
+            let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            do throws(ProductDetailsError) {
+                let results = try await service.details(ids: ids, requestID: request.requestID, executor: context.loop)
+                return .json(.ok, Self.batchBody(results), headers: ["Cache-Control": "no-store"])
+            } catch {
+                return Self.problem(error)
+            }
+        }
+    }
+
+    /// `{"items":[…]}`: each item the cached document bytes or a problem, in request order.
+    static func batchBody(_ results: [Result<DetailAnswer, ProductDetailsError>]) -> [UInt8] {
+        var body: [UInt8] = Array(#"{"items":["#.utf8)
+        for (index, result) in results.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            switch result {
+            case .success(let answer): body.append(contentsOf: answer.document.body)
+            case .failure(let error): body.append(contentsOf: error.problemJSON)
+            }
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
+    }
+
+    static func asksForNoCache(_ request: HTTPRequest) -> Bool {
+        request.headers.containsToken("no-cache", in: "Cache-Control") || request.headers.containsToken("no-cache", in: "Pragma")
+    }
+
+    static func response(for answer: DetailAnswer, request: HTTPRequest, ttl: Duration) -> HTTPResponse {
+        let document = answer.document
+        var headers = HTTPHeaders()
+        let remaining = max(0, answer.cache.ttlRemaining?.components.seconds ?? 0)
+        headers.add(name: "Cache-Control", value: ttl == .zero ? "no-store" : "max-age=\(remaining)")
+        headers.add(name: "Cache-Status", value: cacheStatus(answer.cache))
+        if document.status == 200 {
+            headers.add(name: "ETag", value: document.etag)
+            if EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
+                return HTTPResponse(status: .notModified, headers: headers)
+            }
+            headers.add(name: "Content-Type", value: "application/json")
+            return HTTPResponse(status: .ok, headers: headers, body: document.body)
+        }
+        headers.add(name: "Content-Type", value: "application/problem+json")
+        return HTTPResponse(status: HTTPStatus(code: document.status), headers: headers, body: document.body)
+    }
+
+    /// RFC 9211: `product-details; hit; ttl=41`, `product-details; fwd=miss; collapsed; ttl=60`,
+    /// `product-details; fwd=stale; ttl=-3; detail=error`.
+    static func cacheStatus(_ outcome: CacheOutcome) -> String {
+        var value = "product-details"
+        switch outcome.result {
+        case .hit: value += "; hit"
+        case .miss: value += "; fwd=miss"
+        case .stale: value += "; fwd=stale"
+        }
+        if outcome.collapsed { value += "; collapsed" }
+        if let ttl = outcome.ttlRemaining { value += "; ttl=\(ttl.components.seconds)" }
+        if let reason = outcome.servedStaleBecause { value += "; detail=\(reason)" }
+        return value
+    }
+
+    static func problem(_ error: ProductDetailsError) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store"]
+        if let retryAfter = error.retryAfter {
+            headers.add(name: "Retry-After", value: String(max(1, retryAfter.components.seconds)))
+        }
+        return HTTPResponse(status: HTTPStatus(code: error.status), headers: headers, body: error.problemJSON)
+    }
+}
+
+/// `If-None-Match` evaluation (RFC 9110 §13.1.2): weak comparison, lists, and `*`.
+enum EntityTagMatch {
+    static func matches(_ fields: [String], etag: String) -> Bool {
+        let ours = opaque(etag)
+        for field in fields {
+            for candidate in field.split(separator: ",") {
+                let trimmed = candidate.trimmingCharacters()
+                if trimmed == "*" || opaque(trimmed) == ours { return true }
+            }
+        }
+        return false
+    }
+
+    private static func opaque(_ tag: some StringProtocol) -> Substring {
+        let text = Substring(tag)
+        return text.hasPrefix("W/") ? text.dropFirst(2) : text
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> Substring {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}
+
+extension HTTPRequest {
+    /// The id this request is known by in logs and upstream calls (set by `RequestIdentity`).
+    var requestID: String { headers["X-Request-ID"] ?? "" }
+}

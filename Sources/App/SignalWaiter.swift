@@ -1,0 +1,43 @@
+import EventLoop
+import Synchronization
+
+/// Turns the first of some process signals into the end of an `await`.
+final class SignalWaiter: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var received: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+        var watchers: [LoopBound<SignalWatcher>] = []
+    }
+
+    /// Installs watchers on `loop` and returns the first signal received.
+    func wait(on loop: EventLoop, for signals: [Int32]) async throws -> Int32 {
+        try await Task(executorPreference: loop) { [self] in
+            var watchers: [LoopBound<SignalWatcher>] = []
+            for signal in signals {
+                let watcher = try SignalWatcher(loop: loop, signal: signal) { [self] received in deliver(received) }
+                watchers.append(LoopBound(watcher, loop: loop))
+            }
+            state.withLock { $0.watchers = watchers }
+        }.value
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let already = state.withLock { state -> Int32? in
+                if let received = state.received { return received }
+                state.waiter = continuation
+                return nil
+            }
+            if let already { continuation.resume(returning: already) }
+        }
+    }
+
+    private func deliver(_ signal: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            guard state.received == nil else { return nil }
+            state.received = signal
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: signal)
+    }
+}

@@ -1,0 +1,66 @@
+/// A deterministic product catalog: `size` products with ids `p1…pN`, their reviews and
+/// suggestions, all derived from `seed`.
+///
+/// Nothing is stored: every product, review list and suggestion list is a pure function of
+/// (seed, index), computed when asked, so a catalog of any size starts in constant time and two
+/// catalogs with the same size and seed are equal in every answer, on every run and machine.
+public struct Catalog: Sendable, Equatable {
+    public let size: Int
+    public let seed: UInt64
+
+    public static let maxReviews = 20
+    public static let maxSuggestions = 8
+
+    public init(size: Int, seed: UInt64) {
+        precondition(size >= 0, "a catalog cannot have a negative size")
+        self.size = size
+        self.seed = seed
+    }
+
+    /// The index (1…size) of a canonical id `p<n>`, or nil. `p01`, `p0`, `P1` and `p+1` are not
+    /// ids, so no two spellings name one product.
+    public func index(of id: String) -> Int? {
+        let utf8 = id.utf8
+        guard utf8.count >= 2, utf8.count <= 20, utf8.first == UInt8(ascii: "p") else { return nil }
+        let digits = utf8.dropFirst()
+        guard digits.first != UInt8(ascii: "0") else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value <= size ? value : nil
+    }
+
+    public static func id(ofIndex index: Int) -> String { "p\(index)" }
+
+    public func product(_ id: String) -> StubProduct? {
+        index(of: id).map(product(at:))
+    }
+
+    public func reviews(_ id: String) -> [StubReview]? {
+        index(of: id).map(reviews(at:))
+    }
+
+    public func suggestions(_ id: String) -> [StubProduct]? {
+        index(of: id).map { suggestionIndices(at: $0).map(product(at:)) }
+    }
+
+    /// The product's JSON object, as the products upstream answers it.
+    public func productJSON(_ id: String) -> [UInt8]? {
+        product(id).map(Self.json(of:))
+    }
+
+    /// The product's reviews as a JSON array.
+    public func reviewsJSON(_ id: String) -> [UInt8]? {
+        reviews(id).map(Self.json(of:))
+    }
+
+    /// The product's suggestions as a JSON array of product objects.
+    public func suggestionsJSON(_ id: String) -> [UInt8]? {
+        suggestions(id).map(Self.json(of:))
+    }
+}

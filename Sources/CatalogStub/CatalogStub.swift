@@ -1,0 +1,72 @@
+import EventLoop
+import HTTPServer
+
+/// The three upstream services of a product-detail page (products, reviews, suggestions) in one
+/// HTTP server, over a deterministic catalog, with faults injected on demand.
+///
+/// Faults come from three places, most specific first: `X-Stub-*` headers on a request, plans
+/// scripted with `setFaults` or `PUT /control/faults/{route}`, and the configuration's defaults
+/// (the `STUB_*` environment). See `FaultPlan` for what each fault does.
+public final class CatalogStub: Sendable {
+    public let catalog: Catalog
+    public let configuration: StubConfiguration
+    public let group: EventLoopGroup
+    public let server: HTTPServer
+    private let responder: StubResponder
+
+    /// Builds the catalog and routes; nothing listens until `start`. The group stays the
+    /// caller's: `shutdown` does not stop it.
+    public init(group: EventLoopGroup, configuration: StubConfiguration) {
+        self.group = group
+        self.configuration = configuration
+        catalog = Catalog(size: configuration.catalogSize, seed: configuration.seed)
+        let responder = StubResponder(catalog: catalog, defaultFaults: configuration.defaultFaults, seed: configuration.seed)
+        var router = Router()
+        responder.register(in: &router)
+        let routes = router
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.host = configuration.host
+        serverConfiguration.port = configuration.port
+        server = HTTPServer(group: group, configuration: serverConfiguration) { request, context in
+            await routes.respond(to: request, context: context)
+        }
+        responder.attach(server)
+        self.responder = responder
+    }
+
+    /// Binds the listeners; returns the port (the kernel's pick when the configuration says 0).
+    @discardableResult
+    public func start() async throws -> Int {
+        try await server.start()
+    }
+
+    /// The bound port (0 before `start`).
+    public var port: Int { server.port }
+
+    /// Stops accepting, gives requests in progress `configuration.shutdownGrace`, then closes
+    /// every connection (cancelling handlers that still hang).
+    public func shutdown() async {
+        await server.shutdown(grace: configuration.shutdownGrace)
+    }
+
+    public func stats() -> StubStats {
+        responder.stats()
+    }
+
+    /// Zeroes the request and abandon counters (`openConnections` is a gauge and stays).
+    public func resetStats() {
+        responder.counters.reset()
+    }
+
+    /// Applies `plan` to the next `times` requests on `route` (all of them until `clearFaults`
+    /// when nil). A route's own plan wins over an `all` plan; setting `all` replaces them.
+    public func setFaults(_ plan: FaultPlan, for route: StubRoute, times: Int? = nil) {
+        responder.setFaults(plan, for: route, times: times)
+    }
+
+    /// Drops every scripted plan (the configuration's defaults remain) and restarts the
+    /// error-rate sequences.
+    public func clearFaults() {
+        responder.clearFaults()
+    }
+}

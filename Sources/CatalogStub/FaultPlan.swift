@@ -1,0 +1,53 @@
+/// The faults injected into one answer. The default value injects nothing.
+///
+/// Faults apply in this order: `latencyMs`, then `hang`, then the `errorRate` draw (an error
+/// answer ends the request), then on a `200` body `oversized`, `malformedJSON` and finally
+/// `resetMidBody` (so an oversized body can also be cut off).
+public struct FaultPlan: Sendable, Equatable {
+    /// Delay before answering, in milliseconds.
+    public var latencyMs: Int
+    /// Share of requests (0…1) answered with `errorStatus` instead of the resource.
+    public var errorRate: Double
+    public var errorStatus: Int
+    /// When set, error answers carry `Retry-After: <seconds>`.
+    public var retryAfterSeconds: Int?
+    /// Never answer; the handler waits until the client goes away (and counts as abandoned).
+    public var hang: Bool
+    /// Send the head and half the body, then reset the connection.
+    public var resetMidBody: Bool
+    /// A valid HTTP answer whose body is truncated JSON.
+    public var malformedJSON: Bool
+    /// A valid JSON body of at least `oversizedBytes`.
+    public var oversized: Bool
+    public var oversizedBytes: Int
+
+    public static let defaultErrorStatus = 503
+    public static let defaultOversizedBytes = 4 << 20
+
+    public init(
+        latencyMs: Int = 0,
+        errorRate: Double = 0,
+        errorStatus: Int = FaultPlan.defaultErrorStatus,
+        retryAfterSeconds: Int? = nil,
+        hang: Bool = false,
+        resetMidBody: Bool = false,
+        malformedJSON: Bool = false,
+        oversized: Bool = false,
+        oversizedBytes: Int = FaultPlan.defaultOversizedBytes
+    ) {
+        self.latencyMs = latencyMs
+        self.errorRate = errorRate
+        self.errorStatus = errorStatus
+        self.retryAfterSeconds = retryAfterSeconds
+        self.hang = hang
+        self.resetMidBody = resetMidBody
+        self.malformedJSON = malformedJSON
+        self.oversized = oversized
+        self.oversizedBytes = oversizedBytes
+    }
+
+    /// True when this plan changes nothing about an answer.
+    public var isHarmless: Bool {
+        latencyMs == 0 && errorRate == 0 && !hang && !resetMidBody && !malformedJSON && !oversized
+    }
+}

@@ -1,0 +1,17 @@
+/// A fault setting whose value is missing, malformed or out of range.
+public struct FaultSettingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the value came from: an environment variable, header or JSON key.
+    public let source: String
+    public let given: String
+    let expectation: String
+
+    init(setting: FaultSetting, source: String, given: String) {
+        self.source = source
+        self.given = given
+        expectation = setting.expectation
+    }
+
+    public var description: String {
+        "\(source) must be \(expectation), got \"\(given)\""
+    }
+}

@@ -1,0 +1,15 @@
+/// A product as the products upstream serves it: `{"id","name","priceInCents","currency"}`.
+/// Money is integer cents, never floating point.
+public struct StubProduct: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var priceInCents: Int
+    public var currency: String
+
+    public init(id: String, name: String, priceInCents: Int, currency: String) {
+        self.id = id
+        self.name = name
+        self.priceInCents = priceInCents
+        self.currency = currency
+    }
+}

@@ -1,0 +1,167 @@
+import EventLoop
+import HTTP1
+import HTTPServer
+import Synchronization
+
+/// Answers the stub's routes: the three upstream resources with faults applied, the stats, and
+/// the fault control routes. Shared by every loop; its state is atomics and one short lock.
+final class StubResponder: Sendable {
+    let catalog: Catalog
+    let defaultFaults: FaultPlan
+    let counters = StatsCounters()
+    let errors: ErrorRateSequence
+    let schedule = Mutex(FaultSchedule())
+    /// The server, for its open-connection count; weak because the server owns the routes that
+    /// own this responder.
+    private let server = Mutex(WeakServer())
+
+    private struct WeakServer {
+        weak var server: HTTPServer?
+    }
+
+    init(catalog: Catalog, defaultFaults: FaultPlan, seed: UInt64) {
+        self.catalog = catalog
+        self.defaultFaults = defaultFaults
+        errors = ErrorRateSequence(seed: seed)
+    }
+
+    func attach(_ server: HTTPServer) {
+        self.server.withLock { $0.server = server }
+    }
+
+    var openConnections: Int {
+        server.withLock { $0.server }?.openConnections ?? 0
+    }
+
+    func stats() -> StubStats {
+        counters.snapshot(openConnections: openConnections)
+    }
+
+    func register(in router: inout Router) {
+        router.add(.get, "/products/{id}") { [self] request, context in await serve(.product, request, context) }
+        router.add(.get, "/products/{id}/reviews") { [self] request, context in await serve(.reviews, request, context) }
+        router.add(.get, "/products/{id}/suggested") { [self] request, context in await serve(.suggested, request, context) }
+        router.add(.get, "/stats") { [self] _, _ in .json(.ok, stats().json) }
+        router.add(.delete, "/stats") { [self] _, _ in
+            counters.reset()
+            return HTTPResponse(status: .noContent)
+        }
+        router.add(.put, "/control/faults/{route}") { [self] request, _ in control(request) }
+        router.add(.delete, "/control/faults") { [self] _, _ in
+            clearFaults()
+            return HTTPResponse(status: .noContent)
+        }
+        router.add(.get, "/healthz") { _, _ in .json(.ok, Array(#"{"status":"ok"}"#.utf8)) }
+    }
+
+    // MARK: Faults
+
+    func setFaults(_ plan: FaultPlan, for route: StubRoute, times: Int?) {
+        schedule.withLock { $0.set(plan, for: route, times: times) }
+    }
+
+    /// Drops every scripted plan and restarts the error-rate sequences.
+    func clearFaults() {
+        schedule.withLock { $0.clear() }
+        errors.restart()
+    }
+
+    /// The plan for one request: its headers over the scripted plan over the process default.
+    private func plan(for route: StubRoute, headers: HTTPHeaders) throws(FaultSettingError) -> FaultPlan {
+        let scripted = schedule.withLock { $0.take(for: route) }
+        return try (scripted ?? defaultFaults).overridden(by: headers)
+    }
+
+    private func control(_ request: HTTPRequest) -> HTTPResponse {
+        let name = request.pathParameters["route"] ?? ""
+        guard let route = StubRoute(rawValue: name) else {
+            let known = StubRoute.allCases.map(\.rawValue).joined(separator: ", ")
+            return ProblemDetails(status: .notFound, detail: "No route \"\(name)\"; known: \(known).").response()
+        }
+        do {
+            let scripted = try FaultControlRequest.decode(request.body)
+            setFaults(scripted.plan, for: route, times: scripted.times)
+            return HTTPResponse(status: .noContent)
+        } catch {
+            return ProblemDetails(status: .badRequest, detail: error.message).response()
+        }
+    }
+
+    // MARK: Upstream routes
+
+    private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
+        counters.received(route)
+        let plan: FaultPlan
+        do {
+            plan = try self.plan(for: route, headers: request.headers)
+        } catch {
+            return ProblemDetails(status: .badRequest, detail: error.description).response()
+        }
+        let clock = LoopClock(fallbackLoop: context.loop)
+        if plan.latencyMs > 0 {
+            do {
+                try await clock.sleep(for: .milliseconds(plan.latencyMs))
+            } catch {
+                return abandoned()
+            }
+        }
+        if plan.hang {
+            while !Task.isCancelled {
+                try? await clock.sleep(for: .seconds(3600))
+            }
+            return abandoned()
+        }
+        if errors.fails(route, rate: plan.errorRate) {
+            return injectedError(plan)
+        }
+        let id = request.pathParameters["id"] ?? ""
+        guard var body = body(for: route, id: id, plan: plan) else {
+            return ProblemDetails(status: .notFound, detail: "No product with id \"\(id)\".").response()
+        }
+        if plan.malformedJSON {
+            body = Array(body.prefix(max(1, body.count / 2)))
+        }
+        var response = HTTPResponse.json(.ok, body)
+        if plan.resetMidBody {
+            response.resetAfterBodyBytes = body.count / 2
+        }
+        if Task.isCancelled { return abandoned() }
+        return response
+    }
+
+    private func body(for route: StubRoute, id: String, plan: FaultPlan) -> [UInt8]? {
+        guard let index = catalog.index(of: id) else { return nil }
+        let product = catalog.product(at: index)
+        switch route {
+        case .product:
+            return plan.oversized ? OversizedBody.product(product, atLeast: plan.oversizedBytes) : Catalog.json(of: product)
+        case .reviews:
+            let reviews = catalog.reviews(at: index)
+            return plan.oversized
+                ? OversizedBody.reviews(reviews, productID: id, atLeast: plan.oversizedBytes)
+                : Catalog.json(of: reviews)
+        case .suggested:
+            let suggestions = catalog.suggestionIndices(at: index).map(catalog.product(at:))
+            guard plan.oversized else { return Catalog.json(of: suggestions) }
+            let neighbour = catalog.size > 1 ? catalog.product(at: index % catalog.size + 1) : StubProduct(id: "\(id)-twin", name: product.name, priceInCents: product.priceInCents, currency: product.currency)
+            return OversizedBody.suggestions(suggestions, neighbour: neighbour, atLeast: plan.oversizedBytes)
+        case .all:
+            return nil
+        }
+    }
+
+    private func injectedError(_ plan: FaultPlan) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let seconds = plan.retryAfterSeconds {
+            headers.add(name: "Retry-After", value: String(seconds))
+        }
+        let problem = ProblemDetails(status: HTTPStatus(code: plan.errorStatus), detail: "Injected fault (error rate \(plan.errorRate)).")
+        return problem.response(headers: headers)
+    }
+
+    /// Counts a request whose client went away; the answer is never written.
+    private func abandoned() -> HTTPResponse {
+        counters.abandon()
+        return HTTPResponse(status: HTTPStatus(code: 499, reasonPhrase: "Client Closed Request"))
+    }
+}

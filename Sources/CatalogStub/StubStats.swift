@@ -1,0 +1,35 @@
+/// What the stub has seen since start or the last reset.
+public struct StubStats: Sendable, Equatable {
+    /// Requests received per route, whatever the answer (faults and `404`s included).
+    public var product: Int
+    public var reviews: Int
+    public var suggested: Int
+    /// Requests whose handler was cancelled before answering: the client went away mid-request.
+    public var abandoned: Int
+    /// Connections open right now (not reset by `resetStats`).
+    public var openConnections: Int
+
+    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, openConnections: Int = 0) {
+        self.product = product
+        self.reviews = reviews
+        self.suggested = suggested
+        self.abandoned = abandoned
+        self.openConnections = openConnections
+    }
+
+    /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"openConnections":…}`
+    public var json: [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.beginObject()
+        writer.key("requests")
+        writer.beginObject()
+        writer.field("product", product)
+        writer.field("reviews", reviews)
+        writer.field("suggested", suggested)
+        writer.endObject()
+        writer.field("abandoned", abandoned)
+        writer.field("openConnections", openConnections)
+        writer.endObject()
+        return writer.bytes
+    }
+}
