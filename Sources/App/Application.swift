@@ -82,10 +82,10 @@ public final class Application: Sendable {
         AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
         let routes = router
         let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
-            var request = request
-            let requestID = RequestIdentity.assign(to: &request)
+            var context = context
+            context.requestID = RequestIdentity.identify(request)
             var response = await routes.respond(to: request, context: context)
-            response.headers.replaceOrAdd(name: "X-Request-ID", value: requestID)
+            response.headers.add(name: "X-Request-ID", value: context.requestID)
             return response
         }
         readiness.server = server

@@ -6,9 +6,8 @@ struct HealthRoutes {
     let readiness: Readiness
 
     func register(in router: inout Router) {
-        router.add(.get, "/healthz") { _, _ in
-            .json(.ok, Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
-        }
+        let healthy = HTTPResponse.json(.ok, Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
+        router.add(.get, "/healthz") { _, _ in healthy }
         let readiness = self.readiness
         router.add(.get, "/readyz") { _, _ in
             if readiness.isReady {

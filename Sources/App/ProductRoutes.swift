@@ -13,7 +13,7 @@ struct ProductRoutes {
             let id = request.pathParameters["id"] ?? ""
             do throws(ProductDetailsError) {
                 let answer = try await service.detail(
-                    id: id, noCache: Self.asksForNoCache(request), requestID: request.requestID, executor: context.loop)
+                    id: id, noCache: Self.asksForNoCache(request), requestID: context.requestID, executor: context.loop)
                 return Self.response(for: answer, request: request, ttl: service.settings.ttl)
             } catch {
                 return Self.problem(error)
@@ -26,7 +26,7 @@ struct ProductRoutes {
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             do throws(ProductDetailsError) {
-                let results = try await service.details(ids: ids, requestID: request.requestID, executor: context.loop)
+                let results = try await service.details(ids: ids, requestID: context.requestID, executor: context.loop)
                 return .json(.ok, Self.batchBody(results), headers: ["Cache-Control": "no-store"])
             } catch {
                 return Self.problem(error)
@@ -120,9 +120,4 @@ extension StringProtocol {
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }
         return text
     }
-}
-
-extension HTTPRequest {
-    /// The id this request is known by in logs and upstream calls (set by `RequestIdentity`).
-    var requestID: String { headers["X-Request-ID"] ?? "" }
 }

@@ -1,5 +1,6 @@
 import HTTP1
 import HTTPServer
+import Synchronization
 
 /// Keeps a usable incoming `X-Request-ID` (else makes one), so a handler, its upstream calls and
 /// the answer all carry the same id.
@@ -10,17 +11,28 @@ enum RequestIdentity {
         return (1...128).contains(bytes.count) && bytes.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    static func assign(to request: inout HTTPRequest) -> String {
+    static func identify(_ request: HTTPRequest) -> String {
         if let incoming = request.headers["X-Request-ID"], isUsable(incoming) { return incoming }
-        let id = make()
-        request.head.headers.replaceOrAdd(name: "X-Request-ID", value: id)
-        return id
+        return make()
     }
 
-    /// 16 random hex digits.
+    /// A random per-process prefix and a counter: unique within the process and unlikely to
+    /// collide across processes, without a `getrandom` call per request.
     static func make() -> String {
-        let value = UInt64.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        let sequence = UInt64(truncatingIfNeeded: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+        return hex(prefix) + hex(sequence)
+    }
+
+    private static let prefix = UInt64.random(in: .min ... .max)
+    private static let counter = Atomic<Int>(0)
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    private static func hex(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            for index in 0..<16 {
+                buffer[index] = digits[Int((value >> UInt64(60 - index * 4)) & 0xF)]
+            }
+            return 16
+        }
     }
 }

@@ -100,8 +100,21 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
         return true
     }
 
+    /// Length first (O(1) for native strings), then a byte loop over contiguous storage: header
+    /// lookups run several times per request.
     @inline(__always)
     private static func namesMatch(_ a: String, _ b: String) -> Bool {
-        ASCII.equalsIgnoringCase(a.utf8, b.utf8)
+        let left = a.utf8
+        let right = b.utf8
+        guard left.count == right.count else { return false }
+        let fast = left.withContiguousStorageIfAvailable { lhs in
+            right.withContiguousStorageIfAvailable { rhs in
+                for index in 0..<lhs.count where ASCII.lowercased(lhs[index]) != ASCII.lowercased(rhs[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        return (fast ?? nil) ?? ASCII.equalsIgnoringCase(left, right)
     }
 }

@@ -13,8 +13,17 @@ enum HeadWriter {
         buffer.append(ASCII.lf)
     }
 
+    /// Copies `text` in one go when it holds no CR, LF or NUL (the usual case), byte by byte
+    /// with those replaced otherwise.
     static func appendSanitized(_ text: String, into buffer: inout [UInt8]) {
-        for byte in text.utf8 {
+        let utf8 = text.utf8
+        let clean = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte == ASCII.cr || byte == ASCII.lf || byte == 0 { return false }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+        if clean == true { return }
+        for byte in utf8 {
             buffer.append(sanitized(byte))
         }
     }

@@ -9,11 +9,15 @@ public struct RequestContext: Sendable {
     public let receivedAt: ContinuousClock.Instant
     /// The route pattern that matched (`/products/{id}`), for metrics and logs; never the raw path.
     public var route: String
+    /// The id logs and upstream calls know this request by; set by the application's front
+    /// handler (empty until then).
+    public var requestID: String
 
-    public init(loop: EventLoop, receivedAt: ContinuousClock.Instant, route: String = "") {
+    public init(loop: EventLoop, receivedAt: ContinuousClock.Instant, route: String = "", requestID: String = "") {
         self.loop = loop
         self.receivedAt = receivedAt
         self.route = route
+        self.requestID = requestID
     }
 }
 

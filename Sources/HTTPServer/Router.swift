@@ -16,13 +16,13 @@ public struct Router: Sendable {
 
     /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`).
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
-        let segments = Self.segments(of: pattern)
-        root.insert(segments[...], method: method, pattern: pattern, handler: handler)
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        root.insert(ArraySlice(segments), method: method, pattern: pattern, handler: handler)
     }
 
     public func match(method: HTTPMethod, path: String) -> Match {
         var parameters: [String: String] = [:]
-        guard let node = root.find(Self.segments(of: path)[...], parameters: &parameters) else { return .notFound }
+        guard path.hasPrefix("/"), let node = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .notFound }
         if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
             return .found(route.handler, parameters: parameters, pattern: route.pattern)
         }
@@ -49,10 +49,6 @@ public struct Router: Sendable {
             return ProblemDetails(status: .notFound, detail: "No resource at this path.").response()
         }
     }
-
-    private static func segments(of path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { $0 }
-    }
 }
 
 private struct RouteNode: Sendable {
@@ -61,7 +57,8 @@ private struct RouteNode: Sendable {
         let handler: RouteHandler
     }
 
-    var literals: [Substring: RouteNode] = [:]
+    /// Few children per node: a linear scan beats hashing the segment.
+    var literals: [(segment: String, node: RouteNode)] = []
     var parameterName: String?
     var parameterChild: [RouteNode] = []
     var handlers: [HTTPMethod: Route] = [:]
@@ -80,19 +77,38 @@ private struct RouteNode: Sendable {
             if parameterChild.isEmpty { parameterChild.append(RouteNode()) }
             parameterChild[0].insert(rest, method: method, pattern: pattern, handler: handler)
         } else {
-            literals[first, default: RouteNode()].insert(rest, method: method, pattern: pattern, handler: handler)
+            let segment = String(first)
+            if let index = literals.firstIndex(where: { $0.segment == segment }) {
+                literals[index].node.insert(rest, method: method, pattern: pattern, handler: handler)
+            } else {
+                var node = RouteNode()
+                node.insert(rest, method: method, pattern: pattern, handler: handler)
+                literals.append((segment, node))
+            }
         }
     }
 
-    func find(_ segments: ArraySlice<Substring>, parameters: inout [String: String]) -> RouteNode? {
-        guard let first = segments.first else { return self }
-        let rest = segments.dropFirst()
-        if let literal = literals[first], let found = literal.find(rest, parameters: &parameters) {
-            return found
+    /// Walks the path's bytes segment by segment; `path` is what follows a "/" (or is empty at
+    /// the end of the path). No array of segments is built.
+    func find(_ path: Substring.UTF8View, parameters: inout [String: String]) -> RouteNode? {
+        let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
+        let first = path[path.startIndex..<end]
+        let atEnd = end == path.endIndex
+        let rest = atEnd ? path[end..<end] : path[path.index(after: end)...]
+        for literal in literals where literal.segment.utf8.elementsEqual(first) {
+            if atEnd {
+                if !literal.node.handlers.isEmpty { return literal.node }
+            } else if let found = literal.node.find(rest, parameters: &parameters) {
+                return found
+            }
         }
-        if let name = parameterName, !first.isEmpty, let found = parameterChild[0].find(rest, parameters: &parameters) {
-            parameters[name] = String(first)
-            return found
+        if let name = parameterName, !first.isEmpty {
+            let child = parameterChild[0]
+            let found = atEnd ? (child.handlers.isEmpty ? nil : child) : child.find(rest, parameters: &parameters)
+            if let found {
+                parameters[name] = String(Substring(first))
+                return found
+            }
         }
         return nil
     }

@@ -1,0 +1,48 @@
+import HTTP1
+import HTTPServer
+import Testing
+
+@Suite("Router")
+struct RouterTests {
+    static func router() -> Router {
+        var router = Router()
+        router.add(.get, "/products/{id}") { _, _ in .text(.ok, "one") }
+        router.add(.get, "/products") { _, _ in .text(.ok, "batch") }
+        router.add(.get, "/products/special") { _, _ in .text(.ok, "literal") }
+        router.add(.delete, "/cache/products/{id}") { _, _ in .text(.ok, "forget") }
+        router.add(.get, "/products/{id}/reviews") { _, _ in .text(.ok, "reviews") }
+        router.add(.get, "/") { _, _ in .text(.ok, "root") }
+        return router
+    }
+
+    static func outcome(_ method: HTTPMethod, _ path: String) -> String {
+        switch router().match(method: method, path: path) {
+        case .found(_, let parameters, let pattern):
+            return pattern + parameters.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        case .methodNotAllowed(let allow):
+            return "405 " + allow.map(\.rawValue).joined(separator: ",")
+        case .notFound:
+            return "404"
+        }
+    }
+
+    @Test(arguments: [
+        (HTTPMethod.get, "/products/p1", "/products/{id} id=p1"),
+        (.get, "/products", "/products"),
+        (.get, "/products/special", "/products/special"),
+        (.get, "/products/p9/reviews", "/products/{id}/reviews id=p9"),
+        (.head, "/products/p1", "/products/{id} id=p1"),
+        (.delete, "/cache/products/x", "/cache/products/{id} id=x"),
+        (.get, "/", "/"),
+        (.post, "/products/p1", "405 GET,HEAD"),
+        (.get, "/cache/products/x", "405 DELETE"),
+        (.get, "/products/", "404"),
+        (.get, "/products//reviews", "404"),
+        (.get, "/nothing", "404"),
+        (.get, "products", "404"),
+        (.get, "/products/p1/reviews/extra", "404"),
+    ])
+    func matches(_ method: HTTPMethod, _ path: String, _ expected: String) {
+        #expect(Self.outcome(method, path) == expected)
+    }
+}
