@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test build release deps clean
+.PHONY: run test build release deps clean bench
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,12 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
+bench:
+	@scripts/install-deps.sh wrk nginx-light
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	python3 bench/bench.py
 
 clean:
 	rm -rf .build

@@ -72,22 +72,23 @@ public final class Application: Sendable {
         }
         let client = HTTPClient(group: group, configuration: configuration.client)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
+        let metrics = ServiceMetrics(group: group)
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
-            time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])))
+            time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])), events: metrics)
         let readiness = Readiness()
         var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
         ProductRoutes(service: service).register(in: &router)
         AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
-        let routes = router
+        MetricsRoutes(registry: metrics.registry).register(in: &router)
+        let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
-            var context = context
-            context.requestID = RequestIdentity.identify(request)
-            var response = await routes.respond(to: request, context: context)
-            response.headers.add(name: "X-Request-ID", value: context.requestID)
-            return response
+            await front.respond(to: request, context: context)
         }
+        metrics.observe(service: service, openConnections: { server.openConnections }, upstreamConnections: {
+            client.statistics.connectionsOpened
+        })
         readiness.server = server
         let port = try await server.start()
         logger.info("listening", [

@@ -53,6 +53,34 @@ public struct Logger: Sendable {
         Self.write(line)
     }
 
+    /// The one line per answered request.
+    func request(
+        method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String
+    ) {
+        guard Level.info >= minimum else { return }
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"time":"#.utf8)
+        JSONText.appendQuoted(Self.timestamp(), to: &line)
+        line.append(contentsOf: #","level":"info","msg":"request","method":"#.utf8)
+        JSONText.appendQuoted(method, to: &line)
+        line.append(contentsOf: #","route":"#.utf8)
+        JSONText.appendQuoted(route, to: &line)
+        line.append(contentsOf: #","status":"#.utf8)
+        line.append(contentsOf: String(status).utf8)
+        line.append(contentsOf: #","durationMs":"#.utf8)
+        line.append(contentsOf: String((milliseconds * 1000).rounded() / 1000).utf8)
+        line.append(contentsOf: #","cache":"#.utf8)
+        JSONText.appendQuoted(cache, to: &line)
+        line.append(contentsOf: #","upstreamAttempts":"#.utf8)
+        line.append(contentsOf: String(upstreamAttempts).utf8)
+        line.append(contentsOf: #","requestId":"#.utf8)
+        JSONText.appendQuoted(requestID, to: &line)
+        line.append(contentsOf: "}\n".utf8)
+        Self.write(line)
+    }
+
     public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         log(.info, message(), fields())
     }

@@ -34,21 +34,31 @@ public struct Router: Sendable {
 
     /// Dispatches a request: the handler's answer, or a `404`/`405` problem.
     public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        await dispatch(request, context: context).response
+    }
+
+    /// Like `respond`, and also names the route that matched (`unmatched` for 404/405), for
+    /// metrics and logs that must not carry raw paths.
+    public func dispatch(_ request: HTTPRequest, context: RequestContext) async -> (response: HTTPResponse, route: String) {
         switch match(method: request.method, path: request.path) {
         case .found(let handler, let parameters, let pattern):
             var request = request
             request.pathParameters = parameters
             var context = context
             context.route = pattern
-            return await handler(request, context)
+            return (await handler(request, context), pattern)
         case .methodNotAllowed(let allow):
             let methods = allow.map(\.rawValue).joined(separator: ", ")
-            return ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
+            let response = ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
                 .response(headers: ["Allow": methods])
+            return (response, Self.unmatched)
         case .notFound:
-            return ProblemDetails(status: .notFound, detail: "No resource at this path.").response()
+            return (ProblemDetails(status: .notFound, detail: "No resource at this path.").response(), Self.unmatched)
         }
     }
+
+    /// The route label of requests no route matched.
+    public static let unmatched = "unmatched"
 }
 
 private struct RouteNode: Sendable {

@@ -1,0 +1,139 @@
+import EventLoop
+import Metrics
+import ProductDetails
+import Synchronization
+
+/// Every counter operators watch, under one prefix, in base units, with no product id as a label.
+/// It is also the domain's `ServiceEvents`, so the cache, the in-flight table and the retrier
+/// report straight into it.
+final class ServiceMetrics: ServiceEvents {
+    let registry = MetricsRegistry(prefix: "product_details_")
+    private let requestSeries: LoopLocal<RequestSeriesCache>
+    private let upstreamSeries = Mutex<[String: UpstreamSeries]>([:])
+    private let cacheResults: [CacheResult: Counter]
+    private let coalescedRequests: Counter
+    private let loadsStarted: Counter
+    private let loadCancellations: Counter
+
+    init(group: EventLoopGroup) {
+        requestSeries = LoopLocal(group: group)
+        var cacheResults: [CacheResult: Counter] = [:]
+        for result in CacheResult.allCases {
+            cacheResults[result] = registry.counter(
+                "cache_requests_total", help: "Cache lookups by result.", labels: [("result", result.rawValue)])
+        }
+        self.cacheResults = cacheResults
+        coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
+        loadsStarted = registry.counter("loads_total", help: "Product loads started (each calls the three upstreams).")
+        loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
+        for reason in ["capacity", "bytes", "expired"] {
+            _ = registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)])
+        }
+        for upstream in Upstream.allCases {
+            _ = registry.counter("retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
+                                 labels: [("upstream", upstream.rawValue)])
+        }
+    }
+
+    /// Gauges read at scrape time from the parts that own the numbers.
+    func observe(service: ProductDetailsService, openConnections: @escaping @Sendable () -> Int, upstreamConnections: @escaping @Sendable () -> Int) {
+        registry.gauge("cache_entries", help: "Pages in the cache.") { Double(service.cacheEntryCount) }
+        registry.gauge("cache_bytes", help: "Bytes of cached pages.") { Double(service.cacheBytes) }
+        registry.gauge("inflight_loads", help: "Product loads running now.") { Double(service.inFlightCount) }
+        registry.gauge("open_connections", help: "Client connections open now.") { Double(openConnections()) }
+        registry.gauge("upstream_connections_opened", help: "Upstream TCP connections opened since start.") {
+            Double(upstreamConnections())
+        }
+    }
+
+    // MARK: HTTP requests
+
+    /// Counts one answered request and its duration; called on the connection's loop.
+    func request(on loop: EventLoop, route: String, method: String, status: Int, duration: Duration) {
+        let cache = requestSeries.value(on: loop) { RequestSeriesCache() }
+        cache.series(route: route, method: method, status: status, registry: registry).record(duration)
+    }
+
+    // MARK: ServiceEvents
+
+    func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {
+        let series = upstreamSeries.withLock { series -> UpstreamSeries in
+            let key = upstream.rawValue + "\u{0}" + outcome
+            if let existing = series[key] { return existing }
+            let made = UpstreamSeries(
+                requests: registry.counter("upstream_requests_total", help: "Upstream attempts by upstream and outcome.",
+                                           labels: [("upstream", upstream.rawValue), ("outcome", outcome)]),
+                duration: registry.histogram("upstream_request_duration_seconds", help: "Duration of upstream attempts.",
+                                             labels: [("upstream", upstream.rawValue)], buckets: DefaultBuckets.latencySeconds))
+            series[key] = made
+            return made
+        }
+        series.requests.increment()
+        series.duration.observe(duration)
+    }
+
+    func retry(_ upstream: Upstream, reason: String) {
+        registry.counter("upstream_retries_total", help: "Upstream retries by upstream and reason.",
+                         labels: [("upstream", upstream.rawValue), ("reason", reason)]).increment()
+        RequestRecord.current?.retried()
+    }
+
+    func retryBudgetExhausted(_ upstream: Upstream) {
+        registry.counter("retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
+                         labels: [("upstream", upstream.rawValue)]).increment()
+    }
+
+    func cacheLookup(_ result: CacheResult) {
+        cacheResults[result]?.increment()
+    }
+
+    func coalesced() { coalescedRequests.increment() }
+    func loadStarted() {
+        loadsStarted.increment()
+        RequestRecord.current?.startedLoad()
+    }
+    func loadCancelled() { loadCancellations.increment() }
+
+    func eviction(reason: String) {
+        registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]).increment()
+    }
+}
+
+private struct UpstreamSeries {
+    let requests: Counter
+    let duration: Histogram
+}
+
+/// The request counters and duration histogram of one loop's routes, so recording an answer costs
+/// no lock once a series exists. Loop-confined.
+private final class RequestSeriesCache {
+    struct Key: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    struct Series {
+        let count: Counter
+        let duration: Histogram
+
+        func record(_ elapsed: Duration) {
+            count.increment()
+            duration.observe(elapsed)
+        }
+    }
+
+    private var series: [Key: Series] = [:]
+
+    func series(route: String, method: String, status: Int, registry: MetricsRegistry) -> Series {
+        let key = Key(route: route, method: method, status: status)
+        if let existing = series[key] { return existing }
+        let made = Series(
+            count: registry.counter("http_requests_total", help: "Answered requests by route, method and status.",
+                                    labels: [("route", route), ("method", method), ("code", String(status))]),
+            duration: registry.histogram("http_request_duration_seconds", help: "Time from a complete request head to its answer.",
+                                         labels: [("route", route), ("method", method)], buckets: DefaultBuckets.latencySeconds))
+        series[key] = made
+        return made
+    }
+}

@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmarks of product-details against nginx on this machine (not a test).
+
+Starts everything it needs on 127.0.0.1 (ephemeral ports), runs wrk scenarios, prints one table
+with requests per second, p50/p99 latency, server CPU microseconds per request and peak RSS, each
+also as a ratio to the nginx ceiling measured in the same run, and stops everything it started.
+
+Usage: bench/bench.py [--duration SECONDS] [--scenarios healthz,hot,miss,herd,memory,stub-miss]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVICE = os.path.join(ROOT, ".build/release/product-details")
+STUB = os.path.join(ROOT, ".build/release/catalog-stub")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(url, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as r:
+                r.read()
+                return
+        except Exception:
+            time.sleep(0.05)
+    raise RuntimeError(f"{url} did not come up")
+
+
+def get(url, headers=None):
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return r.status, dict(r.headers), r.read()
+
+
+class Process:
+    """A child process whose CPU time and peak RSS we can read."""
+
+    def __init__(self, argv, env=None, cwd=None):
+        self.popen = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.pids = [self.popen.pid]
+
+    def add_children(self):
+        try:
+            out = subprocess.run(["pgrep", "-P", str(self.popen.pid)], capture_output=True, text=True).stdout
+            self.pids = [self.popen.pid] + [int(p) for p in out.split()]
+        except Exception:
+            pass
+
+    def cpu_seconds(self):
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self.pids:
+            try:
+                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+            except FileNotFoundError:
+                pass
+        return total
+
+    def rss_kib(self, key="VmRSS"):
+        total = 0
+        for pid in self.pids:
+            try:
+                for line in open(f"/proc/{pid}/status"):
+                    if line.startswith(key + ":"):
+                        total += int(line.split()[1])
+            except FileNotFoundError:
+                pass
+        return total
+
+    def stop(self):
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+
+
+def wrk(url, connections, duration, script=None, threads=1):
+    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "5s"]
+    if script:
+        argv += ["-s", script]
+    out = subprocess.run(argv + [url], capture_output=True, text=True, timeout=duration + 60).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+
+    def latency(label):
+        m = re.search(rf"\s{label}%\s+([\d.]+)(us|ms|s)", out)
+        if not m:
+            return float("nan")
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value if unit == "ms" else value * 1000
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    return {"rps": rps, "requests": total, "p50": latency("50"), "p99": latency("99"),
+            "non2xx": int(errors.group(1)) if errors else 0,
+            "socket_errors": socket_errors.group(1) if socket_errors else ""}
+
+
+def measure(process, url, connections, duration, script=None):
+    """Runs wrk against `url` and attributes the server's CPU time to the requests served."""
+    before = process.cpu_seconds()
+    result = wrk(url, connections, duration, script)
+    after = process.cpu_seconds()
+    result["cpu_us"] = (after - before) * 1e6 / max(1, result["requests"])
+    result["rss_mib"] = process.rss_kib("VmHWM") / 1024
+    return result
+
+
+def lua_paths(directory, name, paths):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write("paths = {" + ",".join(json.dumps(p) for p in paths) + "}\n")
+        f.write("i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+    return path
+
+
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+error_log {dir}/error.log warn;
+pid {dir}/nginx.pid;
+events {{ worker_connections 4096; }}
+http {{
+  access_log {access_log};
+  log_format conn '$connection $connection_requests';
+  open_file_cache max=20000 inactive=60s;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  server {{
+    listen 127.0.0.1:{port} reuseport;
+    location = /healthz {{ default_type application/json; add_header Cache-Control no-store; return 200 '{{"status":"ok"}}'; }}
+    location ~ ^/products/([A-Za-z0-9_-]+)$ {{ default_type application/json; alias {dir}/www/pages/$1.json; }}
+    location ~ ^/upstream/products/([A-Za-z0-9_-]+)$ {{ default_type application/json; alias {dir}/www/product/$1.json; }}
+    location ~ ^/upstream/products/([A-Za-z0-9_-]+)/reviews$ {{ default_type application/json; alias {dir}/www/reviews/$1.json; }}
+    location ~ ^/upstream/products/([A-Za-z0-9_-]+)/suggested$ {{ default_type application/json; alias {dir}/www/suggested/$1.json; }}
+  }}
+}}
+"""
+
+
+def start_nginx(directory, access_log="off"):
+    port = free_port()
+    with open(os.path.join(directory, "nginx.conf"), "w") as f:
+        f.write(NGINX_CONF.format(dir=directory, port=port, access_log=access_log))
+    process = Process(["nginx", "-c", os.path.join(directory, "nginx.conf"), "-p", directory])
+    wait_until_up(f"http://127.0.0.1:{port}/healthz")
+    process.add_children()
+    return process, port
+
+
+def start_service(env):
+    port = free_port()
+    process = Process([SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", **env})
+    wait_until_up(f"http://127.0.0.1:{port}/healthz")
+    return process, port
+
+
+def start_stub(env=None):
+    port = free_port()
+    process = Process([STUB], env={"HOST": "127.0.0.1", "PORT": str(port), **(env or {})})
+    wait_until_up(f"http://127.0.0.1:{port}/healthz")
+    return process, port
+
+
+def export_pages(service_port, directory, ids):
+    """The ceiling serves exactly the bytes our service answers."""
+    os.makedirs(os.path.join(directory, "www/pages"), exist_ok=True)
+    for product in ids:
+        _, _, body = get(f"http://127.0.0.1:{service_port}/products/{product}")
+        with open(os.path.join(directory, "www/pages", product + ".json"), "wb") as f:
+            f.write(body)
+
+
+def export_upstream(stub_port, directory, ids):
+    for kind, suffix in (("product", ""), ("reviews", "/reviews"), ("suggested", "/suggested")):
+        os.makedirs(os.path.join(directory, "www", kind), exist_ok=True)
+        for product in ids:
+            _, _, body = get(f"http://127.0.0.1:{stub_port}/products/{product}{suffix}")
+            with open(os.path.join(directory, "www", kind, product + ".json"), "wb") as f:
+                f.write(body)
+
+
+def row(name, ours, ceiling, extra=""):
+    def ratio(a, b):
+        return f"{a / b:.2f}x" if b else "-"
+    return (f"| {name} | {ours['rps']:.0f} ({ratio(ours['rps'], ceiling['rps'])}) | "
+            f"{ours['p50']:.2f} / {ours['p99']:.2f} ms ({ratio(ours['p99'], ceiling['p99'])}) | "
+            f"{ours['cpu_us']:.1f} ({ratio(ours['cpu_us'], ceiling['cpu_us'])}) | "
+            f"{ours['rss_mib']:.1f} | {ceiling['rps']:.0f} | {ceiling['p50']:.2f} / {ceiling['p99']:.2f} ms | "
+            f"{ceiling['cpu_us']:.1f} | {extra} |")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "8")))
+    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,miss,herd,memory"))
+    parser.add_argument("--loops", default=os.environ.get("LOOPS", ""))
+    args = parser.parse_args()
+    scenarios = args.scenarios.split(",")
+    loops = {"LOOPS": args.loops} if args.loops else {}
+    work = tempfile.mkdtemp(prefix="pd-bench-")
+    started = []
+    lines = []
+    notes = []
+    try:
+        stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
+        started.append(stub)
+        ids = [f"p{i}" for i in range(1, 5001)]
+        export_upstream(stub_port, work, ids)
+        nginx, nginx_port = start_nginx(work, access_log=f"{work}/access.log conn")
+        started.append(nginx)
+
+        if "healthz" in scenarios:
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", **loops})
+            started.append(service)
+            ceiling = measure(nginx, f"http://127.0.0.1:{nginx_port}/healthz", 64, args.duration)
+            ours = measure(service, f"http://127.0.0.1:{port}/healthz", 64, args.duration)
+            lines.append(row("healthz (c64)", ours, ceiling))
+            service.stop()
+            started.remove(service)
+
+        if "hot" in scenarios:
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", **loops})
+            started.append(service)
+            hot = ids[:100]
+            export_pages(port, work, hot)
+            script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in hot])
+            ceiling_hot = measure(nginx, f"http://127.0.0.1:{nginx_port}", 64, args.duration, script)
+            ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
+            lines.append(row("hot: 100 ids cached (c64)", ours, ceiling_hot))
+            service.stop()
+            started.remove(service)
+        else:
+            ceiling_hot = None
+
+        if "miss" in scenarios:
+            upstream = f"http://127.0.0.1:{nginx_port}/upstream"
+            service, port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+            started.append(service)
+            script = lua_paths(work, "miss.lua", [f"/products/{p}" for p in ids])
+            if ceiling_hot is None:
+                export_pages(port, work, ids[:100])
+                hot_script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in ids[:100]])
+                ceiling_hot = measure(nginx, f"http://127.0.0.1:{nginx_port}", 64, args.duration, hot_script)
+            open(f"{work}/access.log", "w").close()
+            os.kill(nginx.popen.pid, signal.SIGUSR1)
+            time.sleep(0.2)
+            ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
+            time.sleep(0.5)
+            connections, requests = set(), 0
+            for line in open(f"{work}/access.log"):
+                parts = line.split()
+                if len(parts) == 2:
+                    connections.add(parts[0])
+                    requests += 1
+            reuse = 1 - len(connections) / requests if requests else 0
+            lines.append(row("miss: cache off, 5000 ids, nginx upstream (c64)", ours, ceiling_hot,
+                             f"upstream requests {requests}, connections {len(connections)}, reuse {reuse:.2%}"))
+            service.stop()
+            started.remove(service)
+
+        if "stub-miss" in scenarios:
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "0", **loops})
+            started.append(service)
+            script = lua_paths(work, "stub-miss.lua", [f"/products/{p}" for p in ids[:1000]])
+            get(f"http://127.0.0.1:{stub_port}/stats")
+            ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
+            _, _, stats = get(f"http://127.0.0.1:{stub_port}/stats")
+            notes.append(f"stub-miss: {ours['rps']:.0f} req/s, p50 {ours['p50']:.2f} ms, p99 {ours['p99']:.2f} ms, "
+                         f"cpu {ours['cpu_us']:.1f} us/req, stub stats {stats.decode()}")
+            service.stop()
+            started.remove(service)
+
+        if "herd" in scenarios:
+            slow_stub, slow_port = start_stub({"CATALOG_SIZE": "20000", "STUB_LATENCY_MS": "200"})
+            started.append(slow_stub)
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{slow_port}", **loops})
+            started.append(service)
+            for clients, product in ((200, "p4242"), (2000, "p4243")):
+                urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{slow_port}/stats", method="DELETE")).read()
+                result = wrk(f"http://127.0.0.1:{port}/products/{product}", clients, 2, threads=2)
+                _, _, stats = get(f"http://127.0.0.1:{slow_port}/stats")
+                counts = json.loads(stats)["requests"]
+                notes.append(f"herd {clients} clients on {product}: {result['requests']} answers "
+                             f"(non-2xx {result['non2xx']}, socket errors: {result['socket_errors'] or 'none'}), "
+                             f"upstream calls product={counts['product']} reviews={counts['reviews']} "
+                             f"suggested={counts['suggested']}")
+            service.stop()
+            started.remove(service)
+            slow_stub.stop()
+            started.remove(slow_stub)
+
+        if "memory" in scenarios:
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_MAX_ENTRIES": "20000", **loops})
+            started.append(service)
+            base = service.rss_kib() / 1024
+            script = lua_paths(work, "fill.lua", [f"/products/p{i}" for i in range(1, 10001)])
+            wrk(f"http://127.0.0.1:{port}", 16, max(4, args.duration // 2), script)
+            _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+            cached = re.search(rb"cache_bytes (\d+)", metrics)
+            entries = re.search(rb"cache_entries (\d+)", metrics)
+            rss = service.rss_kib() / 1024
+            cached_mib = int(cached.group(1)) / 1048576 if cached else float("nan")
+            notes.append(f"memory: {entries.group(1).decode() if entries else '?'} entries, cached bytes {cached_mib:.1f} MiB, "
+                         f"RSS {rss:.1f} MiB (idle before filling {base:.1f} MiB); aim: RSS <= 1.5 x cached + 20 MiB = "
+                         f"{1.5 * cached_mib + 20:.1f} MiB")
+            service.stop()
+            started.remove(service)
+    finally:
+        for process in reversed(started):
+            process.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    print()
+    print(f"product-details vs nginx (1 worker), wrk -t1, {args.duration}s per run, {os.cpu_count()} cores; "
+          f"ratios are ours / nginx in the same run")
+    print()
+    print("| scenario | req/s (ratio) | p50 / p99 (p99 ratio) | CPU us/req (ratio) | peak RSS MiB | nginx req/s | nginx p50 / p99 | nginx CPU us/req | notes |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for line in lines:
+        print(line)
+    for note in notes:
+        print("- " + note)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
