@@ -64,6 +64,23 @@ public final class CatalogStub: Sendable {
         responder.setFaults(plan, for: route, times: times)
     }
 
+    /// Holds requests on `route` (every route for `.all`) from now on, until `resume`: each is
+    /// counted in `stats()` as it arrives, then waits. Pausing another route adds to the routes
+    /// held. A held request whose client goes away counts as abandoned.
+    public func pause(route: StubRoute) {
+        responder.gate.pause(route)
+    }
+
+    /// Releases every held request and stops holding any route.
+    public func resume() {
+        responder.gate.resume()
+    }
+
+    /// Requests held by `pause(route:)` right now.
+    public var pausedRequests: Int {
+        responder.gate.waiting
+    }
+
     /// Drops every scripted plan (the configuration's defaults remain) and restarts the
     /// error-rate sequences.
     public func clearFaults() {

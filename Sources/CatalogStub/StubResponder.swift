@@ -11,6 +11,7 @@ final class StubResponder: Sendable {
     let counters = StatsCounters()
     let errors: ErrorRateSequence
     let schedule = Mutex(FaultSchedule())
+    let gate = PauseGate()
     /// The server, for its open-connection count; weak because the server owns the routes that
     /// own this responder.
     private let server = Mutex(WeakServer())
@@ -91,6 +92,8 @@ final class StubResponder: Sendable {
 
     private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         counters.received(route)
+        // Counted first, then held: a paused route's arrivals show in `stats()` while they wait.
+        guard await gate.pass(route) else { return abandoned() }
         let plan: FaultPlan
         do {
             plan = try self.plan(for: route, headers: request.headers)
