@@ -143,8 +143,8 @@ error_log {dir}/error.log warn;
 pid {dir}/nginx.pid;
 events {{ worker_connections 4096; }}
 http {{
-  access_log {access_log};
   log_format conn '$connection $connection_requests';
+  access_log {access_log};
   open_file_cache max=20000 inactive=60s;
   sendfile on;
   tcp_nopush on;

@@ -37,8 +37,11 @@ public final class Application: Sendable {
     }
 
     /// Builds every part, binds the listeners and returns the running application.
-    public static func start(configuration: AppConfiguration) async throws -> Application {
-        let logger = Logger(minimum: Logger.Level(configuration.logLevel))
+    /// - Parameter logSink: where log lines go (standard output unless a test collects them).
+    public static func start(
+        configuration: AppConfiguration, logSink: @escaping @Sendable ([UInt8]) -> Void = { Logger.write($0) }
+    ) async throws -> Application {
+        let logger = Logger(minimum: Logger.Level(configuration.logLevel), sink: logSink)
         let group = try EventLoopGroup(loopCount: configuration.loops)
         do {
             return try await start(configuration: configuration, group: group, logger: logger)

@@ -31,8 +31,13 @@ public struct Logger: Sendable {
     }
 
     public let minimum: Level
+    /// Where lines go: standard output, or a test's collector.
+    public let sink: @Sendable ([UInt8]) -> Void
 
-    public init(minimum: Level) { self.minimum = minimum }
+    public init(minimum: Level, sink: @escaping @Sendable ([UInt8]) -> Void = { Logger.write($0) }) {
+        self.minimum = minimum
+        self.sink = sink
+    }
 
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         guard level >= minimum else { return }
@@ -50,7 +55,7 @@ public struct Logger: Sendable {
             JSONText.appendQuoted(value, to: &line)
         }
         line.append(contentsOf: "}\n".utf8)
-        Self.write(line)
+        sink(line)
     }
 
     /// The one line per answered request.
@@ -78,7 +83,7 @@ public struct Logger: Sendable {
         line.append(contentsOf: #","requestId":"#.utf8)
         JSONText.appendQuoted(requestID, to: &line)
         line.append(contentsOf: "}\n".utf8)
-        Self.write(line)
+        sink(line)
     }
 
     public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
@@ -95,7 +100,7 @@ public struct Logger: Sendable {
     }
 
     /// One `write(2)` per line, so lines from different loops never interleave.
-    static func write(_ line: [UInt8], to descriptor: Int32 = 1) {
+    public static func write(_ line: [UInt8], to descriptor: Int32 = 1) {
         line.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -54,6 +54,12 @@ public final class CatalogStub: Sendable {
     }
 
     /// Zeroes the request and abandon counters (`openConnections` is a gauge and stays).
+    /// The `X-Request-ID` headers of the latest upstream requests (at most 64), oldest first, so a
+    /// test can see that the caller passed its request id on.
+    public func recentRequestIDs() -> [String] {
+        responder.requestIDs.values
+    }
+
     public func resetStats() {
         responder.counters.reset()
     }

@@ -88,10 +88,14 @@ final class StubResponder: Sendable {
         }
     }
 
+    /// The `X-Request-ID`s of the latest upstream requests, oldest first.
+    let requestIDs = RecentValues(capacity: 64)
+
     // MARK: Upstream routes
 
     private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         counters.received(route)
+        if let id = request.headers["X-Request-ID"] { requestIDs.record(id) }
         // Counted first, then held: a paused route's arrivals show in `stats()` while they wait.
         guard await gate.pass(route) else { return abandoned() }
         let plan: FaultPlan

@@ -110,6 +110,7 @@ func baseConfiguration(stubPort: Int) -> AppConfiguration {
 func withE2E(
     configure: (inout AppConfiguration) -> Void = { _ in },
     stub configureStub: (inout StubConfiguration) -> Void = { _ in },
+    logSink: @escaping @Sendable ([UInt8]) -> Void = { _ in },
     _ body: (E2E) async throws -> Void
 ) async throws {
     var stubConfiguration = StubConfiguration()
@@ -131,7 +132,7 @@ func withE2E(
     configure(&configuration)
     let app: Application
     do {
-        app = try await Application.start(configuration: configuration)
+        app = try await Application.start(configuration: configuration, logSink: logSink)
     } catch {
         await stub.shutdown()
         stubGroup.shutdown()
