@@ -1,0 +1,68 @@
+import App
+import Testing
+
+@Suite("Configuration from the environment")
+struct ConfigurationTests {
+    @Test func defaultsNeedNoEnvironmentAndMeanDemoMode() throws {
+        let configuration = try AppConfiguration.fromEnvironment([:])
+        #expect(configuration.server.port == 8080)
+        #expect(configuration.server.host == "0.0.0.0")
+        #expect(configuration.loops >= 1)
+        #expect(configuration.isDemo)
+        #expect(configuration.service.ttl == .seconds(60))
+        #expect(configuration.adminToken == nil)
+    }
+
+    @Test(arguments: [
+        (["PORT": "abc"], "PORT"),
+        (["PORT": "70000"], "PORT"),
+        (["PORT": "-1"], "PORT"),
+        (["LOOPS": "0"], "LOOPS"),
+        (["MAX_HEADER_BYTES": "12"], "MAX_HEADER_BYTES"),
+        (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
+        (["UPSTREAM_URL": "https://catalog"], "PRODUCTS_URL"),
+        (["UPSTREAM_URL": "catalog:8081"], "PRODUCTS_URL"),
+        (["PRODUCTS_URL": "http://catalog:8081"], "UPSTREAM_URL"),
+        (["CACHE_TTL_SECONDS": "ten"], "CACHE_TTL_SECONDS"),
+        (["RETRY_ATTEMPTS": "0"], "RETRY_ATTEMPTS"),
+        (["REQUEST_DEADLINE_MS": "1.5"], "REQUEST_DEADLINE_MS"),
+        (["BATCH_PARALLELISM": "1000"], "BATCH_PARALLELISM"),
+    ])
+    func aBadValueNamesItsSetting(_ environment: [String: String], _ setting: String) {
+        #expect {
+            _ = try AppConfiguration.fromEnvironment(environment)
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.setting == setting && error.description.contains(setting)
+        }
+    }
+
+    @Test func upstreamURLsDefaultToUpstreamURL() throws {
+        let configuration = try AppConfiguration.fromEnvironment([
+            "UPSTREAM_URL": "http://catalog:8081", "REVIEWS_URL": "http://reviews:9000",
+        ])
+        #expect(!configuration.isDemo)
+        #expect(configuration.productsURL == "http://catalog:8081")
+        #expect(configuration.reviewsURL == "http://reviews:9000")
+        #expect(configuration.suggestionsURL == "http://catalog:8081")
+    }
+
+    @Test func theAdminTokenIsMaskedInTheEffectiveSettings() throws {
+        let configuration = try AppConfiguration.fromEnvironment(["ADMIN_TOKEN": "s3cret", "PORT": "9000", "CACHE_TTL_SECONDS": "0"])
+        let effective = Dictionary(configuration.effective, uniquingKeysWith: { first, _ in first })
+        #expect(effective["ADMIN_TOKEN"] == "***")
+        #expect(effective["PORT"] == "9000")
+        #expect(configuration.service.ttl == .zero)
+        #expect(configuration.adminToken == "s3cret")
+    }
+
+    @Test func helpListsEverySettingWithItsDefault() throws {
+        let help = AppConfiguration.helpText()
+        let configuration = try AppConfiguration.fromEnvironment([:])
+        #expect(configuration.settings.count >= 30)
+        for setting in configuration.settings {
+            #expect(help.contains(setting.name), "\(setting.name) missing from --help")
+        }
+        #expect(help.contains("PORT") && help.contains("default 8080"))
+    }
+}
