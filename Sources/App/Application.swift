@@ -63,7 +63,7 @@ public final class Application: Sendable {
             let origin = Origin(host: "127.0.0.1", port: port)
             upstreams = (origin, origin, origin)
             demoCatalog = stub
-            logger.info("no upstream configured: serving the demo catalog", [
+            logger.lifecycle("no upstream configured: serving the demo catalog", [
                 ("catalogURL", origin.description), ("products", String(configuration.demoCatalogSize)),
                 ("try", "curl localhost:\(configuration.server.port)/products/p1"),
             ])
@@ -94,7 +94,7 @@ public final class Application: Sendable {
         })
         readiness.server = server
         let port = try await server.start()
-        logger.info("listening", [
+        logger.lifecycle("listening", [
             ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
             ("version", AppVersion.current),
         ])
@@ -110,7 +110,7 @@ public final class Application: Sendable {
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
     public func runUntilSignalled() async throws {
         let signal = try await signals.wait(on: group.loops[0], for: [SIGTERM, SIGINT])
-        logger.info("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
+        logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
         await stop()
     }
 
@@ -121,7 +121,7 @@ public final class Application: Sendable {
         await client.shutdown()
         await demoCatalog?.shutdown()
         group.shutdown()
-        logger.info("stopped")
+        logger.lifecycle("stopped")
     }
 }
 

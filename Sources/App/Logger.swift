@@ -90,6 +90,13 @@ public struct Logger: Sendable {
         log(.info, message(), fields())
     }
 
+    /// Start-up and shutdown lines (where the service listens, demo mode, signals): printed at
+    /// every level but `error`, because operators and tests need them even with request logs off.
+    public func lifecycle(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        guard minimum < .error else { return }
+        Logger(minimum: .debug, sink: sink).log(.info, message(), fields())
+    }
+
     public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         log(.error, message(), fields())
     }

@@ -58,6 +58,20 @@ final class RawClient: @unchecked Sendable {
         Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// True when the server has sent something (checked without blocking).
+    func hasPendingBytes() async throws -> Bool {
+        try await Self.blocking { [self] in
+            if !pending.isEmpty { return true }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                pending.append(contentsOf: buffer[..<count])
+                return true
+            }
+            return count == 0
+        }
+    }
+
     /// Reads one complete response (skipping interim 1xx unless `interim` is set).
     func readResponse(method: HTTPMethod = .get) async throws -> TestResponse {
         try await Self.blocking { [self] in try readResponseBlocking(method: method) }

@@ -1,0 +1,119 @@
+import EventLoop
+import Foundation
+import HTTP1
+import HTTPClient
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The executable as an operator runs it: start-up validation, SIGTERM under load, exit codes.
+@Suite(.serialized) struct ProcessLifecycleTests {
+    @Test func aBadSettingStopsStartUpWithItsNameAndExitCode2() throws {
+        let process = Process()
+        process.executableURL = ServiceProcess.executable
+        process.environment = ["PORT": "not-a-port"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 2)
+        #expect(message.contains("PORT"))
+    }
+
+    @Test func versionAndHelpAnswerWithoutStarting() throws {
+        for (argument, expected) in [("--version", "product-details "), ("--help", "CACHE_TTL_SECONDS")] {
+            let process = Process()
+            process.executableURL = ServiceProcess.executable
+            process.arguments = [argument]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            process.waitUntilExit()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0)
+            #expect(text.contains(expected))
+        }
+    }
+
+    /// SIGTERM while 64 connections keep the service busy: every request it accepted gets a
+    /// complete answer, new connections are refused, and it exits 0 within the grace period.
+    @Test func sigtermUnderLoadAnswersEveryAcceptedRequestAndExitsZero() async throws {
+        let service = try ServiceProcess(environment: ["SHUTDOWN_GRACE_SECONDS": "5", "LOG_LEVEL": "warn"])
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerOrigin = 64
+        let client = HTTPClient(group: group, configuration: configuration)
+        let origin = Origin(host: "127.0.0.1", port: service.port)
+        let tally = LoadTally()
+
+        let workers = (0..<64).map { worker in
+            Task {
+                var index = worker
+                while !Task.isCancelled {
+                    index += 64
+                    do throws(HTTPClientError) {
+                        let response = try await client.get(origin, path: "/products/p\(index % 5000 + 1)", timeout: .seconds(10))
+                        if response.status.code == 200 {
+                            tally.withLock { $0.answered += 1 }
+                        } else {
+                            tally.withLock { $0.other.append("status \(response.status.code)") }
+                        }
+                    } catch {
+                        switch error.code {
+                        case .connectFailed:
+                            tally.withLock { $0.refused += 1 }
+                            return
+                        case .connectionReset where error.detail.contains("mid-answer"):
+                            tally.withLock { $0.truncated += 1 }
+                        case .connectionReset:
+                            // Closed before any byte of an answer: the request was not accepted.
+                            continue
+                        default:
+                            tally.withLock { $0.other.append(error.description) }
+                        }
+                    }
+                }
+            }
+        }
+        // Let the load run until plenty of answers have come back.
+        let busy = ContinuousClock.now + .seconds(30)
+        while tally.withLock({ $0.answered }) < 2_000, ContinuousClock.now < busy { await Task.yield() }
+        service.signal(SIGTERM)
+        let exit = service.waitForExit(seconds: 15)
+        for worker in workers { worker.cancel() }
+        for worker in workers { _ = await worker.result }
+        await client.shutdown()
+
+        let result = tally.withLock { $0 }
+        #expect(exit == 0, "log: \(service.log)")
+        #expect(result.answered >= 2_000)
+        #expect(result.truncated == 0)
+        #expect(result.other.isEmpty, "\(result.other.prefix(5))")
+        // After the listeners closed, new connections are refused.
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await HTTPClient(group: group).get(origin, path: "/healthz", timeout: .seconds(2))
+        }
+    }
+}
+
+/// What the load generator saw, from many tasks.
+private final class LoadTally: Sendable {
+    struct Counts {
+        var answered = 0
+        var truncated = 0
+        var refused = 0
+        var other: [String] = []
+    }
+
+    private let counts = Mutex(Counts())
+
+    func withLock<T>(_ body: (inout Counts) -> T) -> T {
+        counts.withLock { body(&$0) }
+    }
+}

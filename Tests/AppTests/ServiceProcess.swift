@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `product-details` executable started as a child process on an ephemeral port, for
+/// tests of what only a process has: signals, exit codes, start-up validation.
+final class ServiceProcess: Sendable {
+    let process: Process
+    let port: Int
+    private let output: OutputCollector
+
+    /// The executable next to the test bundle (`swift build --build-tests` builds both).
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("product-details")
+    }
+
+    /// Starts the service and waits for its "listening" log line.
+    init(environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.environment = ["HOST": "127.0.0.1", "PORT": "0", "LOOPS": "2"].merging(environment) { _, new in new }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = OutputCollector()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.append(data) }
+        }
+        try process.run()
+        self.process = process
+        self.output = output
+        let deadline = Date().addingTimeInterval(30)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            found = output.port()
+            if found == nil { usleep(2_000) }
+        }
+        guard let found else {
+            process.terminate()
+            throw ServiceProcessError.didNotStart(output.text)
+        }
+        port = found
+    }
+
+    var log: String { output.text }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to exit; nil if it did not within `seconds`.
+    func waitForExit(seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+enum ServiceProcessError: Error {
+    case didNotStart(String)
+}
+
+/// Collects a child's output lines from the pipe's reader thread.
+private final class OutputCollector: Sendable {
+    private let buffer = Mutex<String>("")
+
+    func append(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        buffer.withLock { $0 += text }
+    }
+
+    var text: String { buffer.withLock { $0 } }
+
+    /// The port from the `"msg":"listening"` start-up line.
+    func port() -> Int? {
+        for line in text.split(separator: "\n") where line.contains(#""msg":"listening""#) {
+            guard let range = line.range(of: #""port":""#) else { continue }
+            let digits = line[range.upperBound...].prefix { $0.isNumber }
+            return Int(digits)
+        }
+        return nil
+    }
+}
