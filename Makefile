@@ -17,10 +17,12 @@ release: deps
 run: release
 	.build/release/product-details
 
-## Builds with warnings as errors, then runs every test.
+## Builds with warnings as errors, then runs every test, then checks the running service against
+## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	SWIFT=$(SWIFT) scripts/contract-test.sh
 
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
 bench:

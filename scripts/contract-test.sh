@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Contract and deployability checks, run by `make test` after the Swift tests:
+#   a) openapi.yaml is valid OpenAPI 3.1
+#   b) the running service (release build, real catalog-stub upstream, loopback, ephemeral ports)
+#      passes schemathesis with every check, plus scripted upstream faults (scripts/contract/)
+#   c) /metrics passes `promtool check metrics` and prometheus_client's parser
+#   d) hadolint Dockerfile
+#   e) docker-compose -f compose.yaml config -q
+#   f) the binaries built the Dockerfile's way need only libraries the runtime image has (ldd)
+# Installs what it needs when missing: a .venv with pinned PyPI tools, Debian's prometheus (for
+# promtool) and docker-compose through scripts/install-deps.sh.
+#
+# Settings (environment):
+#   BUILD_DIR               SwiftPM scratch path of the release build under test (.build)
+#   STATIC_BUILD_DIR        scratch path of the Dockerfile-style static build ($BUILD_DIR/static-contract)
+#   CONTRACT_MAX_EXAMPLES   schemathesis test cases per operation and phase (100)
+#   CONTRACT_SEED           schemathesis seed, fixed so that runs repeat (20261202)
+#   SWIFT                   the swift driver (swift)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SWIFT=${SWIFT:-swift}
+BUILD_DIR=${BUILD_DIR:-.build}
+STATIC_BUILD_DIR=${STATIC_BUILD_DIR:-$BUILD_DIR/static-contract}
+MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-100}
+SEED=${CONTRACT_SEED:-20261202}
+VENV=$ROOT/.venv
+REQUIREMENTS=$ROOT/scripts/contract/requirements.txt
+ADMIN_TOKEN_FOR_TEST="contract-$RANDOM$RANDOM"
+started=$(date +%s)
+
+step() { printf '\n== contract: %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
+die() { printf 'contract: FAILED: %s\n' "$*" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/contract-test.XXXXXX")
+pids=()
+cleanup() {
+  local status=$?
+  # Stop only what this script started, by pid: SIGTERM (graceful), then SIGKILL if still there.
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  if [ "$status" -ne 0 ]; then
+    for log in "$WORK"/*.log; do
+      [ -f "$log" ] || continue
+      echo "--- last lines of $(basename "$log")" >&2
+      tail -n 15 "$log" >&2
+    done
+  fi
+  rm -rf "$WORK"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------
+step "tools"
+scripts/install-deps.sh prometheus docker-compose
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV" 2>/dev/null || {
+    rm -rf "$VENV"
+    scripts/install-deps.sh python3-venv
+    python3 -m venv "$VENV"
+  }
+fi
+# Reinstall only when the pins changed since the last install.
+if ! cmp -s "$REQUIREMENTS" "$VENV/.contract-requirements"; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
+  cp "$REQUIREMENTS" "$VENV/.contract-requirements"
+fi
+PY="$VENV/bin/python"
+TOOLS="$ROOT/scripts/contract/tools.py"
+command -v promtool >/dev/null || die "promtool not found after installing prometheus"
+command -v docker-compose >/dev/null || die "docker-compose not found after installing it"
+
+# ---------------------------------------------------------------------------------------------
+step "a) openapi-spec-validator openapi.yaml"
+"$VENV/bin/openapi-spec-validator" openapi.yaml
+
+# ---------------------------------------------------------------------------------------------
+step "b) release build ($BUILD_DIR) and the live service"
+"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product product-details
+"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product catalog-stub
+BIN=$("$SWIFT" build -c release --scratch-path "$BUILD_DIR" --show-bin-path)
+
+start() { # name, then env assignments; the binary is the last argument
+  local name=$1; shift
+  env "$@" >"$WORK/$name.log" 2>&1 &
+  pids+=($!)
+}
+start stub HOST=127.0.0.1 PORT=0 "$BIN/catalog-stub"
+STUB_PORT=$("$PY" "$TOOLS" port "$WORK/stub.log" 20)
+STUB="http://127.0.0.1:$STUB_PORT"
+start service HOST=127.0.0.1 PORT=0 UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" "$BIN/product-details"
+# A second service, for answers the first must not give: admin routes off (403) and load shedding
+# (503 with MAX_INFLIGHT_LOADS=1).
+start service-limited HOST=127.0.0.1 PORT=0 UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 "$BIN/product-details"
+PORT_MAIN=$("$PY" "$TOOLS" port "$WORK/service.log" 20)
+PORT_LIMITED=$("$PY" "$TOOLS" port "$WORK/service-limited.log" 20)
+BASE="http://127.0.0.1:$PORT_MAIN"
+LIMITED="http://127.0.0.1:$PORT_LIMITED"
+"$PY" "$TOOLS" wait-ready "$BASE/readyz" 20
+"$PY" "$TOOLS" wait-ready "$LIMITED/readyz" 20
+echo "catalog-stub $STUB, product-details $BASE, limited $LIMITED"
+
+step "b) schemathesis --checks all (max $MAX_EXAMPLES examples per operation, seed $SEED)"
+# Run from the scratch directory: schemathesis and hypothesis keep state in the working directory.
+set +e
+(cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
+  --url "$BASE" \
+  --checks all \
+  --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
+  --max-examples "$MAX_EXAMPLES" \
+  --seed "$SEED" \
+  --generation-database none \
+  --request-timeout 10 \
+  --no-color) >"$WORK/schemathesis.out" 2>&1
+st_status=$?
+set -e
+if [ "$st_status" -ne 0 ]; then
+  cat "$WORK/schemathesis.out"
+  die "schemathesis failed (exit $st_status): contract violations or a usage error, see above"
+fi
+grep -E "^ *(Operations:|Scenarios:|[0-9]+ generated|.*No issues found)" "$WORK/schemathesis.out" | sed 's/^ */  /'
+ST_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis.out" | tail -n1)
+
+step "b) scripted upstream faults, checked against openapi.yaml"
+set +e
+"$PY" "$ROOT/scripts/contract/fault_cases.py" "$ROOT/openapi.yaml" "$BASE" "$STUB" "$ADMIN_TOKEN_FOR_TEST" "$LIMITED" \
+  >"$WORK/faults.out" 2>&1
+faults_status=$?
+set -e
+cat "$WORK/faults.out"
+[ "$faults_status" -eq 0 ] || die "scripted fault cases failed"
+FAULTS=$(grep -E "^fault cases:" "$WORK/faults.out" | tail -n1)
+
+# ---------------------------------------------------------------------------------------------
+step "c) /metrics: promtool check metrics, prometheus_client parser"
+"$PY" "$TOOLS" traffic "$BASE"
+"$PY" "$TOOLS" scrape "$BASE/metrics" "$WORK/metrics.txt"
+PROMTOOL_OUT=$(promtool check metrics <"$WORK/metrics.txt" 2>&1) || { echo "$PROMTOOL_OUT"; die "promtool check metrics"; }
+echo "promtool: ${PROMTOOL_OUT:-no problems}"
+"$PY" "$TOOLS" parse-metrics "$WORK/metrics.txt"
+
+# ---------------------------------------------------------------------------------------------
+step "d) hadolint Dockerfile"
+HADOLINT_OUT=$("$VENV/bin/hadolint" --no-color Dockerfile 2>&1) || { echo "$HADOLINT_OUT"; die "hadolint Dockerfile"; }
+echo "hadolint: ${HADOLINT_OUT:-no findings}"
+
+# ---------------------------------------------------------------------------------------------
+step "e) docker-compose -f compose.yaml config -q"
+docker-compose -f compose.yaml config -q
+echo "compose.yaml: valid"
+
+# ---------------------------------------------------------------------------------------------
+step "f) the Dockerfile's build ($STATIC_BUILD_DIR) needs only what debian:bookworm-slim + libuv1 has"
+"$SWIFT" build -c release --static-swift-stdlib --scratch-path "$STATIC_BUILD_DIR" --product product-details
+"$SWIFT" build -c release --static-swift-stdlib --scratch-path "$STATIC_BUILD_DIR" --product catalog-stub
+STATIC_BIN=$("$SWIFT" build -c release --static-swift-stdlib --scratch-path "$STATIC_BUILD_DIR" --show-bin-path)
+LDD_OUT=$("$PY" "$TOOLS" ldd-check "$STATIC_BIN/product-details" "$STATIC_BIN/catalog-stub")
+echo "$LDD_OUT"
+
+# ---------------------------------------------------------------------------------------------
+printf '\n== contract summary (%ss)\n' "$(($(date +%s) - started))"
+echo "  openapi-spec-validator: OK"
+echo "  schemathesis --checks all: ${ST_CASES:-?} test cases, 0 failures"
+echo "  ${FAULTS}"
+echo "  promtool check metrics: ${PROMTOOL_OUT:-no problems}"
+echo "  hadolint: ${HADOLINT_OUT:-no findings}"
+echo "  docker-compose config: OK"
+echo "$LDD_OUT" | sed 's/^/  /'
+echo "contract: every check passed"

@@ -1,0 +1,170 @@
+"""Small helpers for scripts/contract-test.sh (standard library plus prometheus_client).
+
+    tools.py port LOG TIMEOUT             wait for the JSON start-up line with a "port" in LOG; print it
+    tools.py wait-ready URL TIMEOUT       poll URL until it answers 200
+    tools.py traffic BASE                 a little traffic of every kind, so /metrics has series
+    tools.py scrape URL OUT               save the metrics text to OUT
+    tools.py parse-metrics FILE           parse with prometheus_client; require the documented families
+    tools.py ldd-check FILE...            every shared library the binaries need is in the runtime image
+
+Every failure exits non-zero with a message on stderr.
+"""
+
+import json
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+
+
+def fail(message):
+    print(f"contract: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def get(url, headers=None, method="GET", timeout=10):
+    request = urllib.request.Request(url, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def port(log, timeout):
+    deadline = time.monotonic() + float(timeout)
+    while time.monotonic() < deadline:
+        try:
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(record, dict) and "port" in record and "listening" in str(record.get("msg")):
+                        print(int(record["port"]))
+                        return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.05)
+    fail(f"no start-up line with a port in {log} after {timeout}s")
+
+
+def wait_ready(url, timeout):
+    deadline = time.monotonic() + float(timeout)
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            status, _, _ = get(url, timeout=2)
+            if status == 200:
+                return
+            last = status
+        except OSError as error:
+            last = error
+        time.sleep(0.1)
+    fail(f"{url} not ready after {timeout}s (last: {last})")
+
+
+def traffic(base):
+    """Hits, misses, a collapsed herd is not needed: just every route and a few outcomes."""
+    for path in ["/products/p1", "/products/p1", "/products/p2", "/products/nope-404",
+                 "/products/bad!id", "/products?ids=p1,p2,p3", "/healthz", "/readyz"]:
+        get(base + path)
+    get(base + "/products/p1", headers={"If-None-Match": '"x"'})
+    get(base + "/cache", method="DELETE")
+    get(base + "/products/p1", method="POST")
+
+
+# Families the README and DESIGN promise (without the product_details_ prefix and _total suffix,
+# as prometheus_client names them).
+REQUIRED_FAMILIES = [
+    "http_requests", "http_request_duration_seconds", "upstream_requests", "upstream_request_duration_seconds",
+    "retry_budget_exhausted", "cache_requests", "cache_entries", "cache_bytes", "cache_evictions",
+    "inflight_loads", "coalesced_requests", "load_cancellations", "loads",
+]
+
+
+def parse_metrics(path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = open(path, encoding="utf-8").read()
+    try:
+        families = {family.name: family for family in text_string_to_metric_families(text)}
+    except Exception as error:  # the parser raises ValueError and friends on any malformed line
+        fail(f"prometheus_client cannot parse {path}: {error!r}")
+    missing = [name for name in REQUIRED_FAMILIES if "product_details_" + name not in families]
+    if missing:
+        fail(f"metrics missing: {', '.join('product_details_' + name for name in missing)}")
+    for family in families.values():
+        if not family.name.startswith("product_details_"):
+            fail(f"metric without the application prefix: {family.name}")
+        for sample in family.samples:
+            for label in sample.labels:
+                if label in ("id", "product", "product_id"):
+                    fail(f"{sample.name} has a product id label")
+    samples = sum(len(family.samples) for family in families.values())
+    print(f"prometheus_client: {len(families)} families, {samples} samples parsed")
+
+
+def scrape(url, out):
+    status, headers, body = get(url)
+    if status != 200:
+        fail(f"{url} answered {status}")
+    content_type = {k.lower(): v for k, v in headers.items()}.get("content-type", "")
+    if not content_type.startswith("text/plain") or "version=0.0.4" not in content_type:
+        fail(f"/metrics Content-Type is {content_type!r}, want text/plain; version=0.0.4")
+    with open(out, "wb") as handle:
+        handle.write(body)
+
+
+# What debian:bookworm-slim has without any extra package (libc6, libgcc-s1, libstdc++6 come with
+# apt), plus libuv1 that the Dockerfile installs.
+ALLOWED_LIBRARIES = re.compile(
+    r"^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0"
+    r"|libdl\.so\.2|librt\.so\.1|libutil\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libuv\.so\.1)$"
+)
+
+
+def ldd_check(paths):
+    import subprocess
+
+    bad = []
+    for path in paths:
+        output = subprocess.run(["ldd", path], check=True, capture_output=True, text=True).stdout
+        names = []
+        for line in output.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            name = line.split()[0].rsplit("/", 1)[-1]
+            names.append(name)
+            if "not found" in line or not ALLOWED_LIBRARIES.match(name):
+                bad.append(f"{path}: {line}")
+        print(f"ldd {path.rsplit('/', 1)[-1]}: {' '.join(names)}")
+    if bad:
+        fail("libraries the runtime image does not have:\n  " + "\n  ".join(bad))
+
+
+def main(argv):
+    if len(argv) < 2:
+        fail(__doc__)
+    command, args = argv[1], argv[2:]
+    if command == "port":
+        port(*args)
+    elif command == "wait-ready":
+        wait_ready(*args)
+    elif command == "traffic":
+        traffic(*args)
+    elif command == "scrape":
+        scrape(*args)
+    elif command == "parse-metrics":
+        parse_metrics(*args)
+    elif command == "ldd-check":
+        ldd_check(args)
+    else:
+        fail(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
