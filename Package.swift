@@ -1,5 +1,9 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// `make test-tsan` sets TSAN_LOCKS=1: locks become pthread mutexes, which ThreadSanitizer sees.
+let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOCKS"] == "1" ? [.define("TSAN_LOCKS")] : []
 
 // Dependency direction (a module imports only those above it):
 // CLibUV → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
@@ -17,24 +21,25 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
-        .target(name: "EventLoop", dependencies: ["CLibUV"]),
+        .target(name: "Locking", swiftSettings: lockSettings),
+        .target(name: "EventLoop", dependencies: ["CLibUV", "Locking"]),
         .target(name: "HTTP1"),
-        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
-        .target(name: "ProductDetails"),
-        .target(name: "Metrics"),
-        .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "CatalogStub", "Metrics"]),
+        .target(name: "ProductDetails", dependencies: ["Locking"]),
+        .target(name: "Metrics", dependencies: ["Locking"]),
+        .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "CatalogStub", "Metrics", "Locking"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
-        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer"]),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
-        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics"]),
+        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
+        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import HTTP1
 import HTTPClient
 import HTTPServer
 import ProductDetails
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -127,7 +128,7 @@ public final class Application: Sendable {
 
 /// Readiness: false once shutdown has begun.
 final class Readiness: Sendable {
-    private let current = Mutex<HTTPServer?>(nil)
+    private let current = Locked<HTTPServer?>(nil)
 
     var server: HTTPServer? {
         get { current.withLock { $0 } }

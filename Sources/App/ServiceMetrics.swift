@@ -1,6 +1,7 @@
 import EventLoop
 import Metrics
 import ProductDetails
+import Locking
 import Synchronization
 
 /// Every counter operators watch, under one prefix, in base units, with no product id as a label.
@@ -9,7 +10,7 @@ import Synchronization
 final class ServiceMetrics: ServiceEvents {
     let registry = MetricsRegistry(prefix: "product_details_")
     private let requestSeries: LoopLocal<RequestSeriesCache>
-    private let upstreamSeries = Mutex<[String: UpstreamSeries]>([:])
+    private let upstreamSeries = Locked<[String: UpstreamSeries]>([:])
     private let cacheResults: [CacheResult: Counter]
     private let coalescedRequests: Counter
     private let loadsStarted: Counter

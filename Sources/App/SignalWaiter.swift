@@ -1,9 +1,10 @@
 import EventLoop
+import Locking
 import Synchronization
 
 /// Turns the first of some process signals into the end of an `await`.
 final class SignalWaiter: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var received: Int32?

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Holds upstream answers on chosen routes until `resume`, so that herd tests can keep a load
@@ -18,7 +19,7 @@ final class PauseGate: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Holds requests on `route` (every route for `.all`) from now on; adds to earlier pauses.
     func pause(_ route: StubRoute) {

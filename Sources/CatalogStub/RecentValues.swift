@@ -1,9 +1,10 @@
+import Locking
 import Synchronization
 
 /// The last `capacity` strings recorded, oldest first.
 final class RecentValues: Sendable {
     private let capacity: Int
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
 
     init(capacity: Int) {
         self.capacity = capacity

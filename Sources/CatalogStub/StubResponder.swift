@@ -1,6 +1,7 @@
 import EventLoop
 import HTTP1
 import HTTPServer
+import Locking
 import Synchronization
 
 /// Answers the stub's routes: the three upstream resources with faults applied, the stats, and
@@ -10,11 +11,11 @@ final class StubResponder: Sendable {
     let defaultFaults: FaultPlan
     let counters = StatsCounters()
     let errors: ErrorRateSequence
-    let schedule = Mutex(FaultSchedule())
+    let schedule = Locked(FaultSchedule())
     let gate = PauseGate()
     /// The server, for its open-connection count; weak because the server owns the routes that
     /// own this responder.
-    private let server = Mutex(WeakServer())
+    private let server = Locked(WeakServer())
 
     private struct WeakServer {
         weak var server: HTTPServer?

@@ -1,4 +1,5 @@
 import CLibUV
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ public final class EventLoop: @unchecked Sendable {
     private var localWork: [LoopWork] = []
     private var spareWork: [LoopWork] = []
     private var inboxSpare: [RemoteWork] = []
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
 
     /// The serial executor of actors bound to this loop. A separate object, because one `enqueue`

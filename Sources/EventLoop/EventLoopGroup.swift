@@ -1,4 +1,5 @@
 import CLibUV
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 /// `state`'s lock.
 public final class EventLoopGroup: @unchecked Sendable {
     public let loops: [EventLoop]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var threads: [pthread_t] = []
@@ -22,6 +23,8 @@ public final class EventLoopGroup: @unchecked Sendable {
     /// Starts `count` loops (default: one per core) and returns once every thread runs its loop.
     public init(loopCount: Int = EventLoopGroup.coreCount) throws(UVError) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
+        // libuv writes with write(2): a peer that closed must give EPIPE, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<loopCount {
             loops.append(try EventLoop(index: index))

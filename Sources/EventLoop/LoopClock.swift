@@ -1,4 +1,5 @@
 import CLibUV
+import Locking
 import Synchronization
 
 /// A `Clock` whose `sleep` is a libuv timer on an event loop, so a sleeping handler wakes on its
@@ -36,7 +37,7 @@ public struct LoopClock: Clock {
 private final class LoopSleeper: @unchecked Sendable {
     private let loop: EventLoop
     private var timer: LoopTimer?
-    private let state = Mutex(State.idle)
+    private let state = Locked(State.idle)
 
     private enum State {
         case idle

@@ -1,8 +1,9 @@
+import Locking
 import Synchronization
 
 /// Counts open connections across loops, enforces the cap, and lets shutdown wait for zero.
 final class ConnectionCounter: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var open = 0

@@ -1,5 +1,6 @@
 import EventLoop
 import HTTP1
+import Locking
 import Synchronization
 
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
@@ -10,7 +11,7 @@ public final class HTTPServer: Sendable {
     let responder: RouteHandler
     let connections = ConnectionCounter()
     private let draining = Atomic<Bool>(false)
-    private let loopServers = Mutex<[LoopBound<LoopServer>]>([])
+    private let loopServers = Locked<[LoopBound<LoopServer>]>([])
     private let boundPort = Atomic<Int>(0)
 
     public init(group: EventLoopGroup, configuration: ServerConfiguration, responder: @escaping RouteHandler) {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// The metrics of one process, and their Prometheus text exposition (format 0.0.4).
@@ -20,7 +21,7 @@ public final class MetricsRegistry: Sendable {
     /// Prepended to every metric name, e.g. `product_details_`.
     public let prefix: String
 
-    private let state = Mutex(RegistryState())
+    private let state = Locked(RegistryState())
 
     /// The previous scrape's size, so the next buffer is allocated once at the right size.
     private let lastExpositionByteCount = Atomic<Int>(0)

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A ``TimeSource`` whose time moves only when a test calls ``advance(by:)``.
@@ -21,10 +22,10 @@ public final class ManualTimeSource: TimeSource {
         case parked, alreadyDue, cancelled
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(now: Duration = .zero) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     public var now: Duration {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A bounded, thread-safe cache of ready-to-serve values with TTL, stale windows and
@@ -23,7 +24,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     public let maxEntries: Int
     public let maxBytes: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let time: any TimeSource
     private let events: any ServiceEvents
 
@@ -40,7 +41,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.maxBytes = maxBytes
         self.time = time
         self.events = events
-        self.state = Mutex(State(invalidations: InvalidationLog(capacity: invalidationMemory)))
+        self.state = Locked(State(invalidations: InvalidationLog(capacity: invalidationMemory)))
     }
 
     public var count: Int {

@@ -1,14 +1,15 @@
+import Locking
 import Synchronization
 
 /// A retry budget shared by every call to one upstream, safe to use from any thread.
 ///
 /// A thin locked driver over ``RetryBudgetWindow``: each operation is one short lock.
 public final class RetryBudget: Sendable {
-    private let window: Mutex<RetryBudgetWindow>
+    private let window: Locked<RetryBudgetWindow>
     private let time: any TimeSource
 
     public init(limits: RetryBudgetWindow.Limits = .init(), time: any TimeSource) {
-        self.window = Mutex(RetryBudgetWindow(limits: limits))
+        self.window = Locked(RetryBudgetWindow(limits: limits))
         self.time = time
     }
 

@@ -2,6 +2,7 @@ import CatalogStub
 import EventLoop
 import Foundation
 import HTTPServer
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -107,7 +108,7 @@ struct Main {
 
 /// Waits for SIGTERM or SIGINT, watched on one loop (libuv signal handles are loop-confined).
 final class SignalWaiter: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var received: Int32?

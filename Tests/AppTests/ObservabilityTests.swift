@@ -2,6 +2,7 @@ import App
 import CatalogStub
 import Foundation
 import HTTP1
+import Locking
 import Synchronization
 import Testing
 
@@ -53,7 +54,7 @@ extension AppE2ETests {
         }
 
         @Test func everyRequestLogsOneJSONLineWithTheDocumentedFields() async throws {
-            let lines = Mutex<[String]>([])
+            let lines = Locked<[String]>([])
             try await withE2E(configure: { $0.logLevel = "info" }, logSink: { bytes in
                 lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
             }) { env async throws in

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -77,7 +78,7 @@ enum ServiceProcessError: Error {
 
 /// Collects a child's output lines from the pipe's reader thread.
 private final class OutputCollector: Sendable {
-    private let buffer = Mutex<String>("")
+    private let buffer = Locked<String>("")
 
     func append(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)

@@ -1,4 +1,5 @@
 import EventLoop
+import Locking
 import Synchronization
 import Testing
 
@@ -57,7 +58,7 @@ struct EventLoopExecutorTests {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let loop = group.loops[0]
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             for index in 0..<5_000 {
                 loop.execute {

@@ -101,7 +101,7 @@ struct ServerConnectionTests {
     @Test func largeAnswersArriveWhole() async throws {
         try await withServer(routes: standardRoutes) { _, port in
             let client = try await RawClient.connect(port: port)
-            let size = 8 * 1024 * 1024
+            let size = 4 * 1024 * 1024
             try await client.send("GET /big/\(size) HTTP/1.1\r\nHost: t\r\n\r\n")
             let response = try await client.readResponse()
             #expect(response.body.count == size)

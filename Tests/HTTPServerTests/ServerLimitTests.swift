@@ -55,7 +55,7 @@ struct ServerLimitTests {
     }
 
     @Test func idleKeepAliveConnectionIsClosed() async throws {
-        try await withServer(configure: { $0.idleTimeout = .milliseconds(100) }, routes: standardRoutes) { _, port in
+        try await withServer(configure: { $0.idleTimeout = .milliseconds(500) }, routes: standardRoutes) { _, port in
             let client = try await RawClient.connect(port: port)
             try await client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await client.readResponse().status == 200)

@@ -1,12 +1,13 @@
 import EventLoop
 import HTTP1
 import HTTPServer
+import Locking
 import Synchronization
 
 /// A one-way latch: tasks `wait()` until someone calls `open()`. Used to hold a handler at a known
 /// point instead of sleeping.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,11 +1,12 @@
 import Dispatch
+import Locking
 import Synchronization
 import Testing
 @testable import ProductDetails
 
 /// A load the test drives by hand: each start is counted and waits at a fresh gate.
 final class ScriptedLoads: Sendable {
-    private let gates = Mutex<[Gate]>([])
+    private let gates = Locked<[Gate]>([])
     let cancellations = Recorder<Int>()
 
     var started: Int { gates.withLock { $0.count } }

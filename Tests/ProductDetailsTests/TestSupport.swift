@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 import Testing
 @testable import ProductDetails
@@ -10,7 +11,7 @@ final class Gate: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
@@ -64,7 +65,7 @@ func eventually(
 
 /// Records every event, for assertions.
 final class RecordingEvents: ServiceEvents {
-    private let log = Mutex<[String]>([])
+    private let log = Locked<[String]>([])
 
     var all: [String] { log.withLock { $0 } }
 
@@ -98,7 +99,7 @@ final class SkippingTimeSource: TimeSource {
         var overshoot: Duration = .zero
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Duration { state.withLock { $0.now } }
     var sleeps: [Duration] { state.withLock { $0.sleeps } }
@@ -131,12 +132,12 @@ final class FakePort<Value: Sendable>: Sendable {
         var cancellations = 0
     }
 
-    private let state = Mutex(State())
-    private let gate = Mutex<Gate?>(nil)
-    private let responder: Mutex<@Sendable (String, Int) -> Result<Value, UpstreamFailure>>
+    private let state = Locked(State())
+    private let gate = Locked<Gate?>(nil)
+    private let responder: Locked<@Sendable (String, Int) -> Result<Value, UpstreamFailure>>
 
     init(_ responder: @escaping @Sendable (String, Int) -> Result<Value, UpstreamFailure>) {
-        self.responder = Mutex(responder)
+        self.responder = Locked(responder)
     }
 
     var callCount: Int { state.withLock { $0.calls.count } }

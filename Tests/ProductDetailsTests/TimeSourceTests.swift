@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 import Testing
 @testable import ProductDetails
@@ -58,7 +59,7 @@ struct TimeSourceTests {
 
 /// A thread-safe append-only list, for recording order across tasks.
 final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Locked<[Element]>([])
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
     var values: [Element] { storage.withLock { $0 } }
 }
