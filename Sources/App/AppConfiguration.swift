@@ -8,6 +8,8 @@ public struct AppConfiguration: Sendable {
     public var server = ServerConfiguration()
     public var loops = EventLoopGroup.coreCount
     public var shutdownGrace: Duration = .seconds(10)
+    /// Time between turning not-ready and closing the listeners on SIGTERM.
+    public var shutdownDelay: Duration = .zero
     public var logLevel = "info"
     /// Upstream base URLs; nil for all three means demo mode (an in-process catalog).
     public var productsURL: String?
@@ -44,6 +46,7 @@ public struct AppConfiguration: Sendable {
         config.server.requestReadTimeout = .milliseconds(try reader.int("REQUEST_READ_TIMEOUT_MS", default: 10_000, in: 1...3_600_000, "time to receive a request's head and body (else 408)"))
         config.server.idleTimeout = .milliseconds(try reader.int("IDLE_TIMEOUT_MS", default: 60_000, in: 1...3_600_000, "idle keep-alive connection lifetime"))
         config.shutdownGrace = .seconds(try reader.int("SHUTDOWN_GRACE_SECONDS", default: 10, in: 0...3600, "time in-flight requests get on SIGTERM"))
+        config.shutdownDelay = .seconds(try reader.int("SHUTDOWN_DELAY_SECONDS", default: 0, in: 0...3600, "on SIGTERM, time /readyz answers 503 while still serving, before the listeners close"))
         config.logLevel = try reader.choice("LOG_LEVEL", default: "info", among: ["debug", "info", "warn", "error"], "log verbosity")
         try readUpstreams(&reader, into: &config)
         try readSemantics(&reader, into: &config)

@@ -118,6 +118,12 @@ public final class Application: Sendable {
     /// Graceful stop: not ready, stop accepting, let in-flight requests finish within the grace
     /// period, close the rest, stop the loops.
     public func stop() async {
+        server.beginDraining()
+        if configuration.shutdownDelay > .zero {
+            // Not ready, still serving: load balancers see /readyz fail and move traffic away
+            // before the listeners close.
+            try? await LoopClock(fallbackLoop: group.loops[0]).sleep(for: configuration.shutdownDelay)
+        }
         await server.shutdown(grace: configuration.shutdownGrace)
         await client.shutdown()
         await demoCatalog?.shutdown()

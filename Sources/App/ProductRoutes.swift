@@ -22,7 +22,8 @@ struct ProductRoutes {
         router.add(.get, "/products") { request, context in
             let values = request.queryValues("ids")
             guard values.count == 1, let list = values.first, !list.isEmpty else {
-                return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.").response()
+                return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
+                    .response(headers: ["Cache-Control": "no-store"])
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             do throws(ProductDetailsError) {

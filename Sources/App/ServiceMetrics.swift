@@ -42,8 +42,8 @@ final class ServiceMetrics: ServiceEvents {
         registry.gauge("cache_bytes", help: "Bytes of cached pages.") { Double(service.cacheBytes) }
         registry.gauge("inflight_loads", help: "Product loads running now.") { Double(service.inFlightCount) }
         registry.gauge("open_connections", help: "Client connections open now.") { Double(openConnections()) }
-        registry.gauge("upstream_connections_opened", help: "Upstream TCP connections opened since start.") {
-            Double(upstreamConnections())
+        registry.counter("upstream_connections_opened_total", help: "Upstream TCP connections opened.") {
+            upstreamConnections()
         }
     }
 

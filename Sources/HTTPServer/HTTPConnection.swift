@@ -144,7 +144,10 @@ final class HTTPConnection {
             stream.reset()
             return
         }
-        let keepAlive = request.keepAlive && !closeAfterAnswer && !owner.isDraining
+        // Winding down, a connection still answers the requests it has already received
+        // (pipelined behind this one); the last answer says `Connection: close`.
+        let windingDown = closeAfterAnswer || owner.isDraining
+        let keepAlive = request.keepAlive && (!windingDown || !inbound.isEmpty)
         write(response, method: request.method, version: request.version, keepAlive: keepAlive)
         finishAnswer(keepAlive: keepAlive)
     }

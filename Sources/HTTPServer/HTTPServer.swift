@@ -49,10 +49,17 @@ public final class HTTPServer: Sendable {
 
     public var openConnections: Int { connections.open }
 
-    /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
-    /// is left. Idle keep-alive connections close at once; busy ones close after their answer.
-    public func shutdown(grace: Duration) async {
+    /// Reports not-ready from now on (`isDraining`) while still accepting: answers carry
+    /// `Connection: close`, so clients move elsewhere before the listeners close.
+    public func beginDraining() {
         draining.store(true, ordering: .relaxed)
+    }
+
+    /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
+    /// is left. Idle keep-alive connections close at once; busy ones close after their answer
+    /// (and after the pipelined requests they had already received).
+    public func shutdown(grace: Duration) async {
+        beginDraining()
         let servers = loopServers.withLock { $0 }
         // Every listener closes before any connection drains, so once a client sees its idle
         // connection close, no loop accepts anymore.

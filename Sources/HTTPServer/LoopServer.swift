@@ -28,7 +28,7 @@ final class LoopServer {
     }
 
     private func accept(_ stream: TCPStream) {
-        guard !isDraining, server.connections.admit(limit: configuration.maxConnections) else {
+        guard server.connections.admit(limit: configuration.maxConnections) else {
             stream.close()
             return
         }

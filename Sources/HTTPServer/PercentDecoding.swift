@@ -1,9 +1,15 @@
 /// Decodes `%XX` escapes and `+` (as space, per form encoding) in a query component.
 /// Returns nil for a malformed escape or bytes that are not UTF-8, so callers answer 400.
 enum PercentDecoding {
-    static func decode(_ text: Substring) -> String? {
+    /// A path segment: `%XX` escapes decoded (RFC 3986 §2.1), `+` left alone.
+    static func decodePathSegment(_ text: Substring) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return decode(text, plusIsSpace: false)
+    }
+
+    static func decode(_ text: Substring, plusIsSpace: Bool = true) -> String? {
         let utf8 = text.utf8
-        if !utf8.contains(UInt8(ascii: "%")) && !utf8.contains(UInt8(ascii: "+")) { return String(text) }
+        if !utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && utf8.contains(UInt8(ascii: "+"))) { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = utf8.startIndex
@@ -18,7 +24,7 @@ enum PercentDecoding {
                 index = utf8.index(after: low)
                 continue
             }
-            bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             index = utf8.index(after: index)
         }
         return String(validating: bytes, as: UTF8.self)

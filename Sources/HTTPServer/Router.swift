@@ -116,7 +116,10 @@ private struct RouteNode: Sendable {
             let child = parameterChild[0]
             let found = atEnd ? (child.handlers.isEmpty ? nil : child) : child.find(rest, parameters: &parameters)
             if let found {
-                parameters[name] = String(Substring(first))
+                // Parameters are percent-decoded (`%70%31` is `p1`); a malformed escape stays as
+                // sent, for the handler's validation to refuse.
+                let raw = Substring(first)
+                parameters[name] = PercentDecoding.decodePathSegment(raw) ?? String(raw)
                 return found
             }
         }

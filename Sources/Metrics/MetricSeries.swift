@@ -4,6 +4,8 @@ enum MetricSeries: Sendable {
     case gauge(Gauge, linePrefix: [UInt8])
     /// Read at scrape time, for values another component already owns (cache size).
     case readGauge(@Sendable () -> Double, linePrefix: [UInt8])
+    /// A monotonic count another component already keeps (connections opened), read at scrape.
+    case readCounter(@Sendable () -> Int, linePrefix: [UInt8])
     case histogram(Histogram, lines: HistogramLines)
 
     /// Appends this series' sample lines; only the numbers are formatted here.
@@ -20,6 +22,10 @@ enum MetricSeries: Sendable {
         case .readGauge(let read, let linePrefix):
             buffer.append(contentsOf: linePrefix)
             buffer.appendSampleValue(read())
+            buffer.append(UInt8(ascii: "\n"))
+        case .readCounter(let read, let linePrefix):
+            buffer.append(contentsOf: linePrefix)
+            buffer.appendInteger(read())
             buffer.append(UInt8(ascii: "\n"))
         case .histogram(let histogram, let lines):
             var bucket = 0

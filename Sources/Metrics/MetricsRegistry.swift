@@ -62,6 +62,24 @@ public final class MetricsRegistry: Sendable {
         return gauge
     }
 
+    /// A counter whose value `read` returns at scrape time, for a monotonic count another
+    /// component already keeps with its own atomics. `read` must never decrease.
+    public func counter(
+        _ name: String, help: String, labels: [(String, String)] = [],
+        read: @escaping @Sendable () -> Int
+    ) {
+        let fullName = validatedName(name)
+        precondition(fullName.hasSuffix("_total"), "counter \(fullName) must end in _total")
+        let labelSet = LabelSet(labels)
+        let series = MetricSeries.readCounter(read, linePrefix: labelSet.renderedLinePrefix(metricName: fullName))
+        let replaced = state.withLock { state in
+            state.addOrReplace(name: fullName, help: help, kind: .counter, labels: labelSet, with: series)
+        }
+        if let replaced, case .counter = replaced {
+            preconditionFailure("\(fullName) \(labels) is already a stored counter")
+        }
+    }
+
     /// A gauge whose value `read` returns at scrape time, for numbers another component
     /// already keeps (cache entries), so they are not mirrored into an atomic on every change.
     ///

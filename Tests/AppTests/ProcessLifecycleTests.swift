@@ -178,3 +178,22 @@ enum HealthProbe {
         return String(decoding: answer, as: UTF8.self)
     }
 }
+
+/// Readiness as a load balancer sees it during a shutdown delay.
+@Suite(.serialized) struct ReadinessDuringShutdownTests {
+    @Test func readyzTurns503DuringTheShutdownDelayAndTheProcessStillExitsZero() throws {
+        let service = try ServiceProcess(environment: ["LOG_LEVEL": "warn", "SHUTDOWN_DELAY_SECONDS": "2"])
+        #expect(try HealthProbe.get(port: service.port, path: "/readyz").hasPrefix("HTTP/1.1 200"))
+        service.signal(SIGTERM)
+        var sawNotReady = false
+        let deadline = Date().addingTimeInterval(10)
+        while !sawNotReady, Date() < deadline, service.process.isRunning {
+            let answer = (try? HealthProbe.get(port: service.port, path: "/readyz")) ?? ""
+            sawNotReady = answer.hasPrefix("HTTP/1.1 503") && answer.contains("application/problem+json")
+        }
+        #expect(sawNotReady)
+        // Liveness still answers while draining: the process is healthy, just leaving.
+        #expect((try? HealthProbe.get(port: service.port, path: "/healthz"))?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(service.waitForExit(seconds: 20) == 0)
+    }
+}

@@ -41,6 +41,10 @@ struct RouterTests {
         (.get, "/nothing", "404"),
         (.get, "products", "404"),
         (.get, "/products/p1/reviews/extra", "404"),
+        (.get, "/products/%70%31", "/products/{id} id=p1"),
+        (.get, "/products/a%2Fb", "/products/{id} id=a/b"),
+        (.get, "/products/bad%zz", "/products/{id} id=bad%zz"),
+        (.get, "/products/a+b", "/products/{id} id=a+b"),
     ])
     func matches(_ method: HTTPMethod, _ path: String, _ expected: String) {
         #expect(Self.outcome(method, path) == expected)

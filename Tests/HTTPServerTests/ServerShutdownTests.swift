@@ -64,3 +64,48 @@ struct ServerShutdownTests {
         }
     }
 }
+
+@Suite("Shutdown answers what it already received")
+struct ShutdownPipelineTests {
+    @Test func pipelinedRequestsReceivedBeforeShutdownAreAnswered() async throws {
+        let handlerStarted = Gate()
+        let handlerMayFinish = Gate()
+        try await withServer(routes: { router in
+            standardRoutes(&router)
+            router.add(.get, "/slow") { _, _ in
+                handlerStarted.open()
+                await handlerMayFinish.wait()
+                return .text(.ok, "slow")
+            }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /echo/second HTTP/1.1\r\nHost: t\r\n\r\n")
+            await handlerStarted.wait()
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            while !server.isDraining { await Task.yield() }
+            handlerMayFinish.open()
+            let first = try await client.readResponse()
+            let second = try await client.readResponse()
+            #expect(first.text == "slow")
+            #expect(first.header("Connection") == nil)
+            #expect(second.text == "second")
+            #expect(second.header("Connection") == "close")
+            #expect(try await client.readsEndOfStream())
+            await shutdown.value
+        }
+    }
+
+    @Test func drainingBeforeTheListenersCloseStillAcceptsButClosesAfterEachAnswer() async throws {
+        try await withServer(routes: { router in
+            standardRoutes(&router)
+        }) { server, port in
+            server.beginDraining()
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let answer = try await client.readResponse()
+            #expect(answer.text == "hello")
+            #expect(answer.header("Connection") == "close")
+            #expect(try await client.readsEndOfStream())
+        }
+    }
+}

@@ -95,3 +95,16 @@ struct RegistrationTests {
         #expect(identities.count == 1)
     }
 }
+
+@Suite("Read-at-scrape counters")
+struct ReadCounterTests {
+    @Test func aReadCounterRendersTheCurrentCountAsACounter() {
+        let registry = MetricsRegistry(prefix: "app_")
+        let source = Counter()
+        registry.counter("opened_total", help: "Things opened.") { source.value }
+        source.increment(by: 3)
+        let text = String(decoding: registry.render(), as: UTF8.self)
+        #expect(text.contains("# TYPE app_opened_total counter\n"))
+        #expect(text.contains("app_opened_total 3\n"))
+    }
+}
