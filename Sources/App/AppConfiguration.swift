@@ -38,6 +38,7 @@ public struct AppConfiguration: Sendable {
         config.server.host = reader.string("HOST", default: "0.0.0.0", "address to listen on")
         config.server.port = try reader.int("PORT", default: 8080, in: 0...65535, "TCP port (0 picks a free one)")
         config.loops = try reader.int("LOOPS", default: EventLoopGroup.coreCount, in: 1...256, "event loop threads")
+        config.server.maxInFlightRequests = try reader.int("MAX_INFLIGHT_REQUESTS", default: 10_000, in: 1...1_000_000, "requests handled at once; beyond it 503 with Retry-After")
         config.server.maxConnections = try reader.int("MAX_CONNECTIONS", default: 10_000, in: 1...1_000_000, "open connections beyond which new ones are closed")
         config.server.limits.maxRequestLineBytes = try reader.int("MAX_REQUEST_LINE_BYTES", default: 8192, in: 64...1 << 20, "longest request line (else 414)")
         config.server.limits.maxHeaderBytes = try reader.int("MAX_HEADER_BYTES", default: 32768, in: 256...1 << 24, "largest header section (else 431)")

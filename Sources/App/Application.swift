@@ -90,7 +90,7 @@ public final class Application: Sendable {
         let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
             await front.respond(to: request, context: context)
         }
-        metrics.observe(service: service, openConnections: { server.openConnections }, upstreamConnections: {
+        metrics.observe(service: service, server: server, upstreamConnections: {
             client.statistics.connectionsOpened
         })
         readiness.server = server

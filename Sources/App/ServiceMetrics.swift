@@ -1,4 +1,5 @@
 import EventLoop
+import HTTPServer
 import Metrics
 import ProductDetails
 import Locking
@@ -37,11 +38,15 @@ final class ServiceMetrics: ServiceEvents {
     }
 
     /// Gauges read at scrape time from the parts that own the numbers.
-    func observe(service: ProductDetailsService, openConnections: @escaping @Sendable () -> Int, upstreamConnections: @escaping @Sendable () -> Int) {
+    func observe(service: ProductDetailsService, server: HTTPServer, upstreamConnections: @escaping @Sendable () -> Int) {
+        registry.gauge("inflight_requests", help: "Requests being handled now.") { Double(server.inFlightRequests) }
+        registry.counter("overload_refusals_total", help: "Requests answered 503 because MAX_INFLIGHT_REQUESTS were running.") {
+            server.overloadRefusals
+        }
         registry.gauge("cache_entries", help: "Pages in the cache.") { Double(service.cacheEntryCount) }
         registry.gauge("cache_bytes", help: "Bytes of cached pages.") { Double(service.cacheBytes) }
         registry.gauge("inflight_loads", help: "Product loads running now.") { Double(service.inFlightCount) }
-        registry.gauge("open_connections", help: "Client connections open now.") { Double(openConnections()) }
+        registry.gauge("open_connections", help: "Client connections open now.") { Double(server.openConnections) }
         registry.counter("upstream_connections_opened_total", help: "Upstream TCP connections opened.") {
             upstreamConnections()
         }

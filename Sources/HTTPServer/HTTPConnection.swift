@@ -18,6 +18,8 @@ final class HTTPConnection {
     private var timerPurpose = TimerPurpose.none
     private var closeAfterAnswer = false
     private var handlerTask: Task<Void, Never>?
+    /// Whether this connection's request counts toward the server's in-flight limit.
+    private var holdsRequestSlot = false
 
     private enum State {
         case awaitingHead, readingBody, responding, closed
@@ -122,6 +124,14 @@ final class HTTPConnection {
         self.head = nil
         state = .responding
         disarmTimer()
+        guard owner.server.requests.admit(limit: configuration.maxInFlightRequests) else {
+            // Overloaded: say so at once instead of queueing work that would answer too late.
+            let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
+                .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
+            answer(problem, to: head)
+            return
+        }
+        holdsRequestSlot = true
         let request = HTTPRequest(head: head, body: body)
         let context = RequestContext(loop: owner.loop, receivedAt: .now)
         let responder = owner.server.responder
@@ -134,6 +144,7 @@ final class HTTPConnection {
 
     private func answer(_ response: HTTPResponse, to request: HTTPRequestHead) {
         handlerTask = nil
+        releaseRequestSlot()
         guard state == .responding else { return }
         if let prefix = response.resetAfterBodyBytes {
             var truncated = response
@@ -274,8 +285,15 @@ final class HTTPConnection {
         stream.close()
     }
 
+    private func releaseRequestSlot() {
+        guard holdsRequestSlot else { return }
+        holdsRequestSlot = false
+        owner.server.requests.release()
+    }
+
     private func closed() {
         state = .closed
+        releaseRequestSlot()
         timer.cancel()
         handlerTask?.cancel()
         handlerTask = nil

@@ -10,6 +10,8 @@ public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     let responder: RouteHandler
     let connections = ConnectionCounter()
+    /// Requests being handled now, across loops.
+    let requests = InFlightRequestCounter()
     private let draining = Atomic<Bool>(false)
     private let loopServers = Locked<[LoopBound<LoopServer>]>([])
     private let boundPort = Atomic<Int>(0)
@@ -48,6 +50,12 @@ public final class HTTPServer: Sendable {
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     public var openConnections: Int { connections.open }
+
+    /// Requests whose handlers are running now.
+    public var inFlightRequests: Int { requests.count }
+
+    /// Requests refused with `503` because `maxInFlightRequests` were running, since start.
+    public var overloadRefusals: Int { requests.refusedCount }
 
     /// Reports not-ready from now on (`isDraining`) while still accepting: answers carry
     /// `Connection: close`, so clients move elsewhere before the listeners close.

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration = .seconds(60)
     /// Connections beyond this are closed as soon as they are accepted.
     public var maxConnections = 10_000
+    /// Requests handled at once across all loops; beyond it, `503` with `Retry-After` at once.
+    public var maxInFlightRequests = 10_000
     /// Reading pauses while more than this much output waits for the kernel.
     public var maxQueuedOutputBytes = 1 << 20
     /// Reading pauses while this many pipelined bytes wait behind the request being answered.

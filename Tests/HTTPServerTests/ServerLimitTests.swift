@@ -1,5 +1,6 @@
 import HTTP1
 import HTTPServer
+import Locking
 import Testing
 
 @Suite("HTTP server limits and timeouts")
@@ -73,4 +74,50 @@ struct ServerLimitTests {
             #expect(server.openConnections == 1)
         }
     }
+}
+
+@Suite("Overload")
+struct OverloadTests {
+    @Test func requestsBeyondTheInFlightCapGet503AtOnceAndCapacityComesBack() async throws {
+        let release = Gate()
+        let arrived = ArrivalCounter()
+        try await withServer(configure: { $0.maxInFlightRequests = 2 }, routes: { router in
+            standardRoutes(&router)
+            router.add(.get, "/held") { _, _ in
+                arrived.arrive()
+                await release.wait()
+                return .text(.ok, "held")
+            }
+        }) { server, port in
+            let first = try await RawClient.connect(port: port)
+            let second = try await RawClient.connect(port: port)
+            try await first.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+            try await second.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+            while arrived.count < 2 { await Task.yield() }
+            #expect(server.inFlightRequests == 2)
+
+            let third = try await RawClient.connect(port: port)
+            try await third.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let refused = try await third.readResponse()
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            #expect(refused.header("Content-Type") == "application/problem+json")
+
+            release.open()
+            #expect(try await first.readResponse().text == "held")
+            #expect(try await second.readResponse().text == "held")
+            while server.inFlightRequests > 0 { await Task.yield() }
+            // The refused connection stays usable once capacity is back.
+            try await third.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await third.readResponse().text == "hello")
+        }
+    }
+}
+
+/// Counts handler arrivals so a test knows when requests hold their slots.
+final class ArrivalCounter: Sendable {
+    private let arrivals = Locked(0)
+
+    func arrive() { arrivals.withLock { $0 += 1 } }
+    var count: Int { arrivals.withLock { $0 } }
 }
