@@ -18,17 +18,11 @@ struct FrontHandler: Sendable {
         response.headers.add(name: "X-Request-ID", value: context.requestID)
         let duration = context.receivedAt.duration(to: .now)
         metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
-        logger.request(
-            method: request.method.rawValue, route: route, status: response.status.code, duration: duration,
-            cache: Self.cacheResult(response), upstreamAttempts: record.upstreamAttempts, requestID: context.requestID)
+        if logger.logsRequests {
+            logger.request(
+                method: request.method.rawValue, route: route, status: response.status.code, duration: duration,
+                cache: record.cacheResult, upstreamAttempts: record.upstreamAttempts, requestID: context.requestID)
+        }
         return response
-    }
-
-    /// "hit", "miss", "stale" from the answer's `Cache-Status`, or "none" for routes without one.
-    static func cacheResult(_ response: HTTPResponse) -> String {
-        guard let status = response.headers["Cache-Status"] else { return "none" }
-        if status.contains("; hit") { return "hit" }
-        if status.contains("fwd=stale") { return "stale" }
-        return "miss"
     }
 }

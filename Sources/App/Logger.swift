@@ -58,6 +58,9 @@ public struct Logger: Sendable {
         sink(line)
     }
 
+    /// Whether request lines are written (`info` or `debug`).
+    var logsRequests: Bool { minimum <= .info }
+
     /// The one line per answered request.
     func request(
         method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String

@@ -14,6 +14,7 @@ struct ProductRoutes {
             do throws(ProductDetailsError) {
                 let answer = try await service.detail(
                     id: id, noCache: Self.asksForNoCache(request), requestID: context.requestID, executor: context.loop)
+                RequestRecord.current?.answered(from: answer.cache.result)
                 return Self.response(for: answer, request: request, ttl: service.settings.ttl)
             } catch {
                 return Self.problem(error)

@@ -1,3 +1,4 @@
+import ProductDetails
 import Synchronization
 
 /// What the domain did for one request, gathered for its log line. Reached through a task-local,
@@ -8,6 +9,27 @@ final class RequestRecord: Sendable {
 
     private let loads = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
+    /// 0 none, 1 hit, 2 miss, 3 stale: how the cache answered, for the log line.
+    private let cache = Atomic<Int>(0)
+
+    func answered(from result: CacheResult) {
+        let code = switch result {
+        case .hit: 1
+        case .miss: 2
+        case .stale: 3
+        }
+        cache.store(code, ordering: .relaxed)
+    }
+
+    /// "hit", "miss", "stale", or "none" for routes without a cache.
+    var cacheResult: String {
+        switch cache.load(ordering: .relaxed) {
+        case 1: "hit"
+        case 2: "miss"
+        case 3: "stale"
+        default: "none"
+        }
+    }
 
     func startedLoad() { loads.wrappingAdd(1, ordering: .relaxed) }
     func retried() { retries.wrappingAdd(1, ordering: .relaxed) }

@@ -98,6 +98,16 @@ private struct RouteNode: Sendable {
         }
     }
 
+    /// Length first, then the bytes: route segments are short ASCII.
+    @inline(__always)
+    private static func bytesEqual(_ segment: String, _ bytes: Substring.UTF8View) -> Bool {
+        let utf8 = segment.utf8
+        guard utf8.count == bytes.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { lhs in
+            bytes.withContiguousStorageIfAvailable { rhs in lhs.elementsEqual(rhs) }
+        }.flatMap { $0 } ?? utf8.elementsEqual(bytes)
+    }
+
     /// Walks the path's bytes segment by segment; `path` is what follows a "/" (or is empty at
     /// the end of the path). No array of segments is built.
     func find(_ path: Substring.UTF8View, parameters: inout [String: String]) -> RouteNode? {
@@ -105,7 +115,7 @@ private struct RouteNode: Sendable {
         let first = path[path.startIndex..<end]
         let atEnd = end == path.endIndex
         let rest = atEnd ? path[end..<end] : path[path.index(after: end)...]
-        for literal in literals where literal.segment.utf8.elementsEqual(first) {
+        for literal in literals where Self.bytesEqual(literal.segment, first) {
             if atEnd {
                 if !literal.node.handlers.isEmpty { return literal.node }
             } else if let found = literal.node.find(rest, parameters: &parameters) {
