@@ -67,8 +67,12 @@ import Glibc
                         }
                     } catch {
                         switch error.code {
-                        case .connectFailed:
+                        case .connectFailed, .connectTimeout:
+                            // Not accepted: refused, or still in a closing listener's backlog.
                             tally.withLock { $0.refused += 1 }
+                            return
+                        case .cancelled:
+                            // The test stopped this worker.
                             return
                         case .connectionReset where error.detail.contains("mid-answer"):
                             tally.withLock { $0.truncated += 1 }

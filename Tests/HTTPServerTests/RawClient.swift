@@ -34,8 +34,8 @@ final class RawClient: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
-    static func connect(port: Int) async throws -> RawClient {
-        try await blocking { try RawClient(port: port) }
+    static func connect(port: Int, readTimeoutSeconds: Int = 10) async throws -> RawClient {
+        try await blocking { try RawClient(port: port, readTimeoutSeconds: readTimeoutSeconds) }
     }
 
     func send(_ text: String) async throws {

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora Fuzz/corpus/<target>/ from fixtures of Tests/HTTP1Tests.
+
+The seeds are copied by hand from RequestFixtureTests.swift, MalformedRequestTests.swift and
+ResponseParserTests.swift (valid messages plus a few malformed ones, so every branch has a
+starting point). File names are content hashes, so re-running is idempotent.
+Usage: python3 Fuzz/make-corpus.py   (from the repository root)
+"""
+import hashlib
+import pathlib
+
+REQUESTS = [
+    "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
+    "GET /a HTTP/1.1\r\nHost:example.com\r\nX-Spaced:   padded value \t \r\nX-Empty:\r\nX-Inner: a  b\r\n\r\n",
+    "HEAD /index.html HTTP/1.1\r\nHost: h\r\n\r\n",
+    "POST /items HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"id\": \"a-1\"}",
+    "POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "5;name=value\r\nhello\r\n6 ; quoted=\"a \\\" b\" ; flag\r\n world\r\nA\r\n0123456789\r\n"
+    "0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n",
+    "PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: CHUNKED\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+    "GET /first HTTP/1.1\r\nHost: h\r\n\r\nPOST /second HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc",
+    "GET /old HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, Close\r\n\r\n",
+    "PUT /doc HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 2\r\n\r\nok",
+    "GET http://example.com:8080/a/b?x=1&y HTTP/1.1\r\nHost: example.com:8080\r\n\r\n"
+    "GET HTTPS://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n",
+    "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
+    "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+    "GET /search?q=swift%20lang&page=2 HTTP/1.1\r\nHost: h\r\n\r\nGET /p? HTTP/1.1\r\nHost: h\r\n\r\n",
+    "\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3, 3\r\n\r\nxyz",
+    "GET /q HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nbodyPOST /e HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n",
+    # malformed: smuggling-shaped framing, folding, bare LF
+    "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\n\r\n",
+    "GET / HTTP/1.1\nHost: h\n\n",
+]
+
+RESPONSES = [
+    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nwiki\r\n5\r\npedia\r\n0\r\nExpires: never\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end",
+    "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno",
+    "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n",
+    "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n",
+    "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n",
+    "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\na",
+    "HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+    "HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\nHTTP/1.1 299\r\nContent-Length: 0\r\n\r\n",
+    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+    "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+]
+
+CHUNKED = [
+    "5;name=value\r\nhello\r\n6 ; quoted=\"a \\\" b\" ; flag\r\n world\r\nA\r\n0123456789\r\n"
+    "0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n",
+    "3\r\nabc\r\n0\r\n\r\n",
+    "4;x=y\r\nwiki\r\n5\r\npedia\r\n0\r\nExpires: never\r\n\r\n",
+    "0\r\n\r\n",
+    "000000000000000001\r\nx\r\n0\r\n\r\n",
+    "1;a=\"\\\"\";b=c\r\nz\r\n0;last\r\nT: v\r\n\r\nGET / HTTP/1.1\r\n",
+    "ffffffffffffffff\r\n",
+    "2\r\nab\r\n",
+]
+
+
+def write(target: str, seeds: list[str]) -> None:
+    directory = pathlib.Path(__file__).resolve().parent / "corpus" / target
+    directory.mkdir(parents=True, exist_ok=True)
+    for seed in seeds:
+        data = seed.encode("latin-1")
+        (directory / hashlib.sha1(data).hexdigest()[:16]).write_bytes(data)
+
+
+write("request-parser", REQUESTS)
+write("response-parser", RESPONSES)
+write("chunked-decoder", CHUNKED)
