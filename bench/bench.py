@@ -285,11 +285,14 @@ def main():
             service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "0", **loops})
             started.append(service)
             script = lua_paths(work, "stub-miss.lua", [f"/products/{p}" for p in ids[:1000]])
-            get(f"http://127.0.0.1:{stub_port}/stats")
+            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{stub_port}/stats", method="DELETE")).read()
             ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
             _, _, stats = get(f"http://127.0.0.1:{stub_port}/stats")
-            notes.append(f"stub-miss: {ours['rps']:.0f} req/s, p50 {ours['p50']:.2f} ms, p99 {ours['p99']:.2f} ms, "
-                         f"cpu {ours['cpu_us']:.1f} us/req, stub stats {stats.decode()}")
+            _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+            opened = int(re.search(rb"upstream_connections_opened_total (\d+)", metrics).group(1))
+            notes.append(f"stub-miss (cache off, 1000 ids, catalog-stub upstream, c64): {ours['rps']:.0f} req/s, "
+                         f"p50 {ours['p50']:.2f} ms, p99 {ours['p99']:.2f} ms, non-2xx {ours['non2xx']}, "
+                         f"cpu {ours['cpu_us']:.1f} us/req, upstream connections opened {opened}, stub stats {stats.decode()}")
             service.stop()
             started.remove(service)
 
