@@ -23,6 +23,7 @@ test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/contract-test.sh
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} scripts/fuzz.sh
 
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
 bench:
@@ -32,3 +33,25 @@ bench:
 
 clean:
 	rm -rf .build
+
+.PHONY: fuzz test-tsan test-asan
+
+## libFuzzer runs of the HTTP1 parsers (Fuzz/, scripts/fuzz.sh): FUZZ_SECONDS (default 60) per target.
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} scripts/fuzz.sh
+
+## The whole suite under ThreadSanitizer (TSAN_LOCKS=1); fails on any report (scripts/sanitizers.sh).
+test-tsan:
+	SWIFT=$(SWIFT) scripts/sanitizers.sh thread
+
+## The whole suite under AddressSanitizer and LeakSanitizer; fails on any report (scripts/sanitizers.sh).
+test-asan:
+	SWIFT=$(SWIFT) scripts/sanitizers.sh address
+
+## Soak (not part of the tests): mixed traffic and scripted upstream faults against the release
+## build, failing on RSS growth after warm-up or on errors no fault explains. SOAK_SECONDS (60).
+## With SWIFT_BUILD_FLAGS="--scratch-path DIR", also pass BUILD_DIR=DIR.
+.PHONY: soak
+soak: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 scripts/soak.py

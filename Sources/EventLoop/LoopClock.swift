@@ -66,14 +66,8 @@ private final class LoopSleeper: @unchecked Sendable {
         if !scheduled { finish(with: CancellationError()) }
     }
 
-    /// libuv's timers count from the loop's cached time, which can lag the real clock by a
-    /// little: a timer that fires before the deadline is armed again for the rest.
     private func arm(_ timer: LoopTimer, until deadline: ContinuousClock.Instant) {
-        timer.start(after: ContinuousClock.now.duration(to: deadline)) { [self] in
-            if ContinuousClock.now < deadline {
-                arm(timer, until: deadline)
-                return
-            }
+        timer.start(at: deadline) { [self] in
             timer.cancel()
             self.timer = nil
             finish(with: nil)

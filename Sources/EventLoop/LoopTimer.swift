@@ -17,6 +17,21 @@ public final class LoopTimer: LoopHandle {
         uv_timer_start(raw.assumingMemoryBound(to: uv_timer_t.self), loopTimerFired, delay.roundedUpMilliseconds, 0)
     }
 
+    /// (Re)arms the timer to call `callback` once the monotonic clock has reached `deadline`.
+    ///
+    /// libuv counts from the loop's cached time, which lags the real clock while an iteration is
+    /// busy, so a plain timer can fire a little early; this one re-arms for whatever is left, and
+    /// never calls back before the deadline.
+    public func start(at deadline: ContinuousClock.Instant, _ callback: @escaping () -> Void) {
+        start(after: ContinuousClock.now.duration(to: deadline)) { [unowned self] in
+            if ContinuousClock.now < deadline {
+                start(at: deadline, callback)
+            } else {
+                callback()
+            }
+        }
+    }
+
     /// Disarms the timer; it can be started again.
     public func stop() {
         guard !isClosing else { return }

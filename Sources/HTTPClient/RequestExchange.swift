@@ -35,7 +35,9 @@ final class RequestExchange: @unchecked Sendable {
         self.continuation = continuation
         let timer = LoopTimer(loop: loop)
         self.timer = timer
-        timer.start(after: timeout) { [self] in abort(.timedOut) }
+        // Never early: a timer that fired before the caller's deadline would leave it time to
+        // retry into a request that cannot succeed.
+        timer.start(at: .now + timeout) { [self] in abort(.timedOut) }
         acquireAndSend()
     }
 

@@ -1,0 +1,201 @@
+import App
+import CatalogStub
+import EventLoop
+import Foundation
+import HTTP1
+import HTTPClient
+import Locking
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Helpers of the fault suite (FaultSuiteTests.swift): a flood of requests through a client of its
+/// own (so that, once it is shut down, the app's connection gauge must return to what it was), one
+/// scrape read many times, and a loopback port where nothing listens.
+
+/// One answer of a flood and how long the client waited for it.
+struct TimedReply: Sendable {
+    let path: String
+    let reply: Reply
+    let elapsed: Duration
+}
+
+/// What a flood saw.
+struct FloodResult: Sendable {
+    let replies: [TimedReply]
+    /// Most connections the stub counted open at once, sampled about every millisecond. The stub
+    /// counts a connection until its own loop has handled the close, so while the app closes and
+    /// reopens connections (aborted attempts, resets) this runs ahead of what the app holds.
+    let peakStubConnections: Int
+    /// Most sockets the app held connected to the stub at once (the kernel's view, see
+    /// `heldConnections(toPort:)`), sampled every few milliseconds.
+    let peakAppUpstreamSockets: Int
+
+    var slowest: Duration { replies.map(\.elapsed).max() ?? .zero }
+    var statuses: [Int: Int] { replies.reduce(into: [:]) { $0[$1.reply.status, default: 0] += 1 } }
+}
+
+/// One `GET /metrics`, read as often as needed.
+struct MetricsSnapshot: Sendable {
+    let text: String
+
+    /// `product_details_` + `name` with exactly `labels`; 0 when the series does not exist.
+    func value(_ name: String, _ labels: [String: String] = [:]) throws -> Double {
+        try #require(PrometheusText.value(of: "product_details_" + name, labels: labels, in: text))
+    }
+
+    /// Every series of `product_details_` + `name` whose labels include `labels`, summed.
+    func sum(_ name: String, where labels: [String: String] = [:]) -> Double {
+        var total = 0.0
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            let series = line[..<space]
+            let seriesName = series.firstIndex(of: "{").map { series[..<$0] } ?? series
+            guard seriesName == "product_details_" + name else { continue }
+            if labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) { total += value }
+        }
+        return total
+    }
+}
+
+extension E2E {
+    /// One scrape of `/metrics` over a connection of its own (counted in `open_connections`
+    /// while it lasts, like `metric(_:_:)`'s).
+    func metricsSnapshot() async throws -> MetricsSnapshot {
+        let connection = try await raw()
+        defer { connection.close() }
+        let reply = try await connection.request("/metrics", headers: [("Connection", "close")])
+        try #require(reply.status == 200)
+        return MetricsSnapshot(text: reply.text)
+    }
+
+    /// The most upstream connections the app may hold to the stub: one pool per loop, and the
+    /// three upstream URLs are one origin.
+    var upstreamConnectionCap: Int {
+        app.configuration.loops * app.configuration.client.maxConnectionsPerOrigin
+    }
+
+    /// Sends `paths` as GETs, at most `concurrency` at once, through a client of its own that is
+    /// shut down (its connections closed) before this returns. Samples the stub's open connections
+    /// while the flood runs.
+    func flood(_ paths: [String], concurrency: Int, headers: HTTPHeaders = HTTPHeaders()) async throws -> FloodResult {
+        let group = try EventLoopGroup(loopCount: 1)
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerOrigin = max(1, concurrency)
+        configuration.userAgent = "fault-flood"
+        let client = HTTPClient(group: group, configuration: configuration)
+        let origin = self.origin
+        let stub = self.stub
+        let peaks = Locked((stub: 0, app: 0))
+        let stubPort = stub.port
+        let sampler = Task {
+            var round = 0
+            while !Task.isCancelled {
+                let open = stub.stats().openConnections
+                let held = round % 4 == 0 ? heldConnections(toPort: stubPort) : 0
+                peaks.withLock { $0 = (max($0.stub, open), max($0.app, held)) }
+                round += 1
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        let outcome: Result<[TimedReply], any Error>
+        do {
+            let replies = try await withThrowingTaskGroup(of: TimedReply.self) { tasks -> [TimedReply] in
+                func send(_ path: String) {
+                    tasks.addTask {
+                        let started = ContinuousClock.now
+                        let response = try await client.execute(.get, origin, path: path, headers: headers, timeout: .seconds(60))
+                        return TimedReply(
+                            path: path,
+                            reply: Reply(status: response.status.code, headers: response.headers, body: response.body),
+                            elapsed: ContinuousClock.now - started)
+                    }
+                }
+                var next = 0
+                while next < paths.count && next < concurrency {
+                    send(paths[next])
+                    next += 1
+                }
+                var replies: [TimedReply] = []
+                while let reply = try await tasks.next() {
+                    replies.append(reply)
+                    if next < paths.count {
+                        send(paths[next])
+                        next += 1
+                    }
+                }
+                return replies
+            }
+            outcome = .success(replies)
+        } catch {
+            outcome = .failure(error)
+        }
+        sampler.cancel()
+        await sampler.value
+        await client.shutdown()
+        group.shutdown()
+        let peak = peaks.withLock { $0 }
+        return FloodResult(replies: try outcome.get(), peakStubConnections: peak.stub, peakAppUpstreamSockets: peak.app)
+    }
+}
+
+/// A loopback port where nothing listens: bound to port 0, read back, closed. (Nothing else in
+/// this process listens on it afterwards; the kernel hands it out again only much later.)
+func unusedLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    try #require(bound == 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    try #require(named == 0)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// TCP sockets in this network namespace connected to 127.0.0.1:`port` from the connecting side
+/// and not yet closed by their owner: connecting (`SYN_SENT`), `ESTABLISHED`, or closed by the
+/// peer only (`CLOSE_WAIT`). Read from `/proc/net/tcp`; in these tests only the app connects to
+/// the stub, so this is how many upstream connections the app holds, without the stub's lag.
+///
+/// The kernel writes that table a buffer at a time and resumes by line number, so a table that
+/// changes between reads can repeat a line: the file is read with one large buffer, and sockets
+/// are counted once by their local address.
+func heldConnections(toPort port: Int) -> Int {
+    let fd = open("/proc/net/tcp", O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4 << 20)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        data.append(contentsOf: buffer[..<count])
+    }
+    let remote = ":" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
+    var held = Set<Substring>()
+    let text = String(decoding: data, as: UTF8.self)
+    for line in text.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: " ")
+        guard fields.count > 3 else { continue }
+        // sl local_address rem_address st …; states: 01 ESTABLISHED, 02 SYN_SENT, 08 CLOSE_WAIT.
+        if fields[2].hasSuffix(remote), ["01", "02", "08"].contains(fields[3]) { held.insert(fields[1]) }
+    }
+    return held.count
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}
