@@ -1,5 +1,6 @@
 import App
 import Testing
+import TestSupport
 
 @Suite("Configuration from the environment")
 struct ConfigurationTests {

@@ -5,6 +5,7 @@ import HTTP1
 import HTTPClient
 import ProductDetails
 import Testing
+import TestSupport
 
 /// Every end-to-end suite nests in this one, so they run one test at a time: each test starts
 /// its own stub, app and client (six loop threads on a two-core machine), and the few time

@@ -3,6 +3,7 @@ import CatalogStub
 import HTTP1
 import ProductDetails
 import Testing
+import TestSupport
 
 extension AppE2ETests {
     /// Issue "end to end": the service over real sockets against the catalog stub.

@@ -9,6 +9,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Helpers of the fault suite (FaultSuiteTests.swift): a flood of requests through a client of its

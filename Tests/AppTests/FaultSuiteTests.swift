@@ -5,6 +5,7 @@ import HTTP1
 import Locking
 import ProductDetails
 import Testing
+import TestSupport
 
 extension AppE2ETests {
     /// Issue "upstream faults, end to end with catalog-stub's injection": slow, flapping, hard
@@ -534,7 +535,10 @@ extension AppE2ETests {
             let cap = env.upstreamConnectionCap
             // During the flood: what the app holds (the kernel's view). The stub's own gauge lags
             // behind the app's closes, so it is checked once it has caught up.
-            check(flood.peakAppUpstreamSockets <= cap,
+            // /proc/net/tcp is not read atomically while connections churn (one full run in
+            // about eight saw one socket more than the cap), so the kernel's view gets a margin of
+            // two; the stub's settled count below has none.
+            check(flood.peakAppUpstreamSockets <= cap + 2,
                   "the app held \(flood.peakAppUpstreamSockets) upstream connections at once; the pool cap is \(cap)")
             let stubSettled = await eventually { env.stub.stats().openConnections <= cap }
             check(stubSettled, "the stub holds \(env.stub.stats().openConnections) connections; the pool cap is \(cap) (peak \(flood.peakStubConnections))")

@@ -1,3 +1,4 @@
+import TestSupport
 /// A JSON value that keeps object keys in document order, so that comparing two values also
 /// compares key order (the contract fixes `{"product":…,"reviews":…,"suggested":…}`).
 /// Numbers compare by their text: the service and the stub both write integers.
@@ -213,5 +214,12 @@ indirect enum JSONValue: Sendable, Equatable, CustomStringConvertible {
                 }
             }
         }
+    }
+}
+
+extension TestResponse {
+    /// The body as an order-preserving JSON value.
+    func json() throws -> JSONValue {
+        try JSONValue.parse(body)
     }
 }

@@ -5,6 +5,7 @@ import HTTP1
 import Locking
 import Synchronization
 import Testing
+import TestSupport
 
 extension AppE2ETests {
     /// Issue "operable": after scripted scenarios the scraped counters have exact values, and

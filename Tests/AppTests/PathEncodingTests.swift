@@ -1,6 +1,7 @@
 import App
 import HTTP1
 import Testing
+import TestSupport
 
 extension AppE2ETests {
     @Suite struct PathEncoding {

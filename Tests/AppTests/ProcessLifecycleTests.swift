@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The executable as an operator runs it: start-up validation, SIGTERM under load, exit codes.

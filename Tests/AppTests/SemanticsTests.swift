@@ -3,6 +3,7 @@ import CatalogStub
 import HTTP1
 import ProductDetails
 import Testing
+import TestSupport
 
 extension AppE2ETests {
     /// Issue "semantics": load once, forget correctly, stale-if-error, degraded pages, admin,

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The real `product-details` executable started as a child process on an ephemeral port, for

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CatalogStub
+import TestSupport
 
 @Suite struct CatalogTests {
     let catalog = Catalog(size: 10_000, seed: 42)

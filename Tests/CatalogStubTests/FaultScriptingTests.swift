@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import Testing
 @testable import CatalogStub
+import TestSupport
 
 @Suite struct FaultScheduleTests {
     let failing = FaultPlan(errorRate: 1)

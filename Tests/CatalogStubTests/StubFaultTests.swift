@@ -2,6 +2,7 @@ import CatalogStub
 import Foundation
 import HTTP1
 import Testing
+import TestSupport
 
 /// Each fault over real sockets, scripted by header, Swift API, control plan or environment.
 @Suite struct StubFaultTests {

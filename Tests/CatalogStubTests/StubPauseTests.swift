@@ -1,5 +1,6 @@
 import CatalogStub
 import Testing
+import TestSupport
 
 /// `pause(route:)` / `resume()`: held requests are counted on arrival, released together, and a
 /// held request whose client leaves counts as abandoned.

@@ -1,6 +1,7 @@
 import CatalogStub
 import Foundation
 import Testing
+import TestSupport
 
 /// The stub over real sockets: routes, 404s, stats, control routes.
 @Suite struct StubServerTests {

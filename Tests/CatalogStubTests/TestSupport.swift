@@ -1,6 +1,7 @@
 import CatalogStub
 import EventLoop
 import HTTPServer
+import TestSupport
 
 /// Runs `body` against a live stub on 127.0.0.1 and an ephemeral port, then shuts it down.
 func withStub(

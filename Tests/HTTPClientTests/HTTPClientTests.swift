@@ -3,6 +3,7 @@ import HTTP1
 import HTTPClient
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite("HTTP client over real sockets")
 struct HTTPClientTests {

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// A blocking TCP server on 127.0.0.1 whose connections follow a script, for answers our own
@@ -31,7 +32,7 @@ final class ScriptedServer: @unchecked Sendable {
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
                 guard bind(listener, raw, length) == 0, listen(listener, 16) == 0, getsockname(listener, raw, &length) == 0 else {
-                    throw RawClientError.socket(errno)
+                    throw ScriptedServerError.socket(errno)
                 }
             }
         }
@@ -78,6 +79,6 @@ final class ScriptedServer: @unchecked Sendable {
     }
 }
 
-enum RawClientError: Error {
+enum ScriptedServerError: Error {
     case socket(Int32)
 }

@@ -1,6 +1,7 @@
 import HTTP1
 import HTTPServer
 import Testing
+import TestSupport
 
 /// Requests an attacker would send. Each gets a correct status or a close, and the next client is
 /// served normally.

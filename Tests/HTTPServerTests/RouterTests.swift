@@ -1,6 +1,7 @@
 import HTTP1
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite("Router")
 struct RouterTests {

@@ -2,6 +2,7 @@ import HTTP1
 import HTTPServer
 import Locking
 import Testing
+import TestSupport
 
 @Suite("HTTP server limits and timeouts")
 struct ServerLimitTests {

@@ -2,6 +2,7 @@ import EventLoop
 import HTTP1
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite("Graceful shutdown")
 struct ServerShutdownTests {

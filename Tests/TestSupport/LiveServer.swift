@@ -6,10 +6,12 @@ import Synchronization
 
 /// A one-way latch: tasks `wait()` until someone calls `open()`. Used to hold a handler at a known
 /// point instead of sleeping.
-final class Gate: Sendable {
+public final class Gate: Sendable {
     private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    func open() {
+    public init() {}
+
+    public func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.waiters = [] }
@@ -18,7 +20,7 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func wait() async {
+    public func wait() async {
         await withCheckedContinuation { continuation in
             let passNow = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -31,7 +33,7 @@ final class Gate: Sendable {
 }
 
 /// Runs `body` against a live server on 127.0.0.1 and an ephemeral port, then shuts it down.
-func withServer(
+public func withServer(
     configure: (inout ServerConfiguration) -> Void = { _ in },
     loops: Int = 2,
     routes: (inout Router) -> Void,
@@ -61,7 +63,7 @@ func withServer(
 }
 
 /// Routes most tests share.
-func standardRoutes(_ router: inout Router) {
+public func standardRoutes(_ router: inout Router) {
     router.add(.get, "/hello") { _, _ in .text(.ok, "hello") }
     router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
     router.add(.post, "/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }

@@ -5,17 +5,18 @@ import HTTP1
 import Glibc
 #endif
 
-/// A blocking TCP client for tests that need exact bytes on the wire (adapted from
-/// HTTPServerTests). Every call runs on a thread of its own, never on Swift's cooperative pool,
-/// and every read has a deadline so a broken server fails the test instead of hanging it.
-final class RawClient: @unchecked Sendable {
-    // `fd`, `isClosed` and `pending` are used by one test at a time, from the threads `blocking`
-    // starts one after another (never two at once): the test awaits each call.
+/// A blocking TCP client for tests that need exact bytes on the wire. Every call runs on a thread
+/// of its own (never on Swift's cooperative pool, which the server under test may need), and
+/// every read has a deadline so a broken server fails the test instead of hanging it.
+///
+/// `@unchecked Sendable`: `fd`, `isClosed` and `pending` are used by one test at a time, from the
+/// threads `blocking` starts one after another (never two at once): the test awaits each call.
+public final class RawClient: @unchecked Sendable {
     private let fd: Int32
     private var isClosed = false
     private var pending: [UInt8] = []
 
-    init(port: Int, readTimeoutSeconds: Int = 20) throws {
+    public init(port: Int, readTimeoutSeconds: Int = 20) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError.socket(errno) }
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
@@ -36,22 +37,27 @@ final class RawClient: @unchecked Sendable {
 
     deinit { close() }
 
-    static func connect(port: Int) async throws -> RawClient {
-        try await blocking { try RawClient(port: port) }
+    public static func connect(port: Int, readTimeoutSeconds: Int = 20) async throws -> RawClient {
+        try await blocking { try RawClient(port: port, readTimeoutSeconds: readTimeoutSeconds) }
     }
 
     /// Closes the connection (both directions): the server sees the client go away.
-    func close() {
+    public func close() {
         guard !isClosed else { return }
         isClosed = true
         Glibc.close(fd)
     }
 
-    func send(_ text: String) async throws {
+    /// Closes the sending side only.
+    public func shutdownWrite() {
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    public func send(_ text: String) async throws {
         try await send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) async throws {
+    public func send(_ bytes: [UInt8]) async throws {
         try await Self.blocking { [self] in
             var offset = 0
             while offset < bytes.count {
@@ -63,8 +69,8 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Sends one keep-alive request.
-    func sendRequest(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: stub\r\n"
+    public func sendRequest(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n"
@@ -73,19 +79,61 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Sends one request and reads its response.
-    func request(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
+    public func request(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
         try await sendRequest(path, method: method, headers: headers, body: body)
         return try await readResponse(method: HTTPMethod(rawValue: method))
     }
 
-    /// Reads one complete response.
-    func readResponse(method: HTTPMethod = .get) async throws -> TestResponse {
+    /// Reads one complete final response (interim 1xx answers are skipped by the parser).
+    public func readResponse(method: HTTPMethod = .get) async throws -> TestResponse {
         try await Self.blocking { [self] in try readResponseBlocking(method: method) }
+    }
+
+    /// Reads exactly one interim (1xx) response head.
+    public func readInterim() async throws -> String {
+        try await Self.blocking { [self] in
+            while true {
+                if let end = pending.firstRange(of: [13, 10, 13, 10]) {
+                    let head = String(decoding: pending[..<end.upperBound], as: UTF8.self)
+                    pending.removeSubrange(..<end.upperBound)
+                    return head
+                }
+                guard try fill() else { throw RawClientError.closed }
+            }
+        }
+    }
+
+    /// True when the server closed (or reset) the connection with nothing more to read.
+    public func readsEndOfStream() async throws -> Bool {
+        try await Self.blocking { [self] in
+            while true {
+                if !pending.isEmpty { return false }
+                do {
+                    if try !fill() { return true }
+                } catch RawClientError.reset {
+                    return true
+                }
+            }
+        }
+    }
+
+    /// True when the server has sent something or closed (checked without blocking).
+    public func hasPendingBytes() async throws -> Bool {
+        try await Self.blocking { [self] in
+            if !pending.isEmpty { return true }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                pending.append(contentsOf: buffer[..<count])
+                return true
+            }
+            return count == 0
+        }
     }
 
     /// Reads until the server closes or resets the connection; every byte received, and whether
     /// the end was a reset.
-    func readUntilClosed() async throws -> (bytes: [UInt8], reset: Bool) {
+    public func readUntilClosed() async throws -> (bytes: [UInt8], reset: Bool) {
         try await Self.blocking { [self] in
             var reset = false
             while true {
@@ -126,7 +174,13 @@ final class RawClient: @unchecked Sendable {
             }
             pending.removeSubrange(..<consumedTotal)
             if finished, let head { return TestResponse(head: head, body: body) }
-            if try !fill() {
+            let more: Bool
+            do {
+                more = try fill()
+            } catch RawClientError.reset {
+                more = false
+            }
+            if !more {
                 if let event = try parser.finishAtEOF(), event == .end, let head { return TestResponse(head: head, body: body) }
                 throw RawClientError.closed
             }
@@ -146,7 +200,8 @@ final class RawClient: @unchecked Sendable {
         return true
     }
 
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `body` on a thread of its own and awaits it.
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try body() })
@@ -156,20 +211,16 @@ final class RawClient: @unchecked Sendable {
     }
 }
 
-struct TestResponse: Sendable {
-    let head: HTTPResponseHead
-    let body: [UInt8]
+/// A complete response as the raw client read it.
+public struct TestResponse: Sendable {
+    public let head: HTTPResponseHead
+    public let body: [UInt8]
 
-    var status: Int { head.status.code }
-    var text: String { String(decoding: body, as: UTF8.self) }
-    func header(_ name: String) -> String? { head.headers[name] }
-
-    /// The body through Foundation's parser (the reference the stub's writer must satisfy).
-    func json() throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
-    }
+    public var status: Int { head.status.code }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public func header(_ name: String) -> String? { head.headers[name] }
 }
 
-enum RawClientError: Error {
+public enum RawClientError: Error {
     case socket(Int32), connect(Int32), send(Int32), receive(Int32), closed, reset
 }
