@@ -16,6 +16,8 @@ final class ServiceMetrics: ServiceEvents {
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
     private let loadCancellations: Counter
+    private let evictions: [String: Counter]
+    private let budgetExhausted: [Upstream: Counter]
 
     init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
@@ -28,13 +30,18 @@ final class ServiceMetrics: ServiceEvents {
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
         loadsStarted = registry.counter("loads_total", help: "Product loads started (each calls the three upstreams).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
+        var evictions: [String: Counter] = [:]
         for reason in ["capacity", "bytes", "expired"] {
-            _ = registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)])
+            evictions[reason] = registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)])
         }
+        self.evictions = evictions
+        var budgetExhausted: [Upstream: Counter] = [:]
         for upstream in Upstream.allCases {
-            _ = registry.counter("retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
-                                 labels: [("upstream", upstream.rawValue)])
+            budgetExhausted[upstream] = registry.counter(
+                "retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
+                labels: [("upstream", upstream.rawValue)])
         }
+        self.budgetExhausted = budgetExhausted
     }
 
     /// Gauges read at scrape time from the parts that own the numbers.
@@ -85,8 +92,7 @@ final class ServiceMetrics: ServiceEvents {
     }
 
     func retryBudgetExhausted(_ upstream: Upstream) {
-        registry.counter("retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
-                         labels: [("upstream", upstream.rawValue)]).increment()
+        budgetExhausted[upstream]?.increment()
     }
 
     func cacheLookup(_ result: CacheResult) {
@@ -100,8 +106,14 @@ final class ServiceMetrics: ServiceEvents {
     }
     func loadCancelled() { loadCancellations.increment() }
 
+    /// Evictions happen on the insert path of a busy cache: the three series are looked up once,
+    /// at start, not under the registry's lock per eviction.
     func eviction(reason: String) {
-        registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]).increment()
+        if let counter = evictions[reason] {
+            counter.increment()
+        } else {
+            registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]).increment()
+        }
     }
 }
 

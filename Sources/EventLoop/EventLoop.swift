@@ -38,9 +38,6 @@ public final class EventLoop: @unchecked Sendable {
     /// Scratch memory for libuv reads: a read callback consumes it before the next allocation.
     let readBuffer: UnsafeMutableRawBufferPointer
 
-    /// Runs when the loop has stopped, on the loop thread, before the thread exits.
-    private var stopCallbacks: [() -> Void] = []
-
     private struct Inbox {
         var work: [RemoteWork] = []
         /// Set under the lock before the async handle closes, so no sender touches a closing handle.
@@ -90,13 +87,6 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
         submit(.closure(work))
-    }
-
-    /// Runs `work` on the loop thread in order with other jobs; no `Sendable` needed because the
-    /// caller is already on the loop.
-    public func executeSoon(_ work: @escaping () -> Void) {
-        precondition(inLoop, "executeSoon called off the loop thread")
-        localWork.append(.closure(work))
     }
 
     func submit(_ work: RemoteWork) -> Bool {
@@ -150,12 +140,6 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Registers `callback` to run on the loop thread once the loop has stopped.
-    public func onStop(_ callback: @escaping () -> Void) {
-        precondition(inLoop)
-        stopCallbacks.append(callback)
-    }
-
     /// The body of the loop thread: runs until `requestStop` has closed every handle.
     func runOnCurrentThread(started: () -> Void) {
         pthread_setspecific(LoopThreadKey.key, Unmanaged.passUnretained(self).toOpaque())
@@ -164,8 +148,6 @@ public final class EventLoop: @unchecked Sendable {
         drain()
         uv_run(uvLoop, UV_RUN_DEFAULT)
         drain()
-        for callback in stopCallbacks { callback() }
-        stopCallbacks.removeAll()
         uv_loop_close(uvLoop)
         lifecycle.store(Lifecycle.stopped.rawValue, ordering: .releasing)
         pthread_setspecific(LoopThreadKey.key, nil)
