@@ -90,9 +90,7 @@ public final class Application: Sendable {
         let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
             await front.respond(to: request, context: context)
         }
-        metrics.observe(service: service, server: server, upstreamConnections: {
-            client.statistics.connectionsOpened
-        })
+        metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()
         logger.lifecycle("listening", [

@@ -1,4 +1,5 @@
 import EventLoop
+import HTTPClient
 import HTTPServer
 import Metrics
 import ProductDetails
@@ -45,7 +46,7 @@ final class ServiceMetrics: ServiceEvents {
     }
 
     /// Gauges read at scrape time from the parts that own the numbers.
-    func observe(service: ProductDetailsService, server: HTTPServer, upstreamConnections: @escaping @Sendable () -> Int) {
+    func observe(service: ProductDetailsService, server: HTTPServer, client: HTTPClient) {
         registry.gauge("inflight_requests", help: "Requests being handled now.") { Double(server.inFlightRequests) }
         registry.counter("overload_refusals_total", help: "Requests answered 503 because MAX_INFLIGHT_REQUESTS were running.") {
             server.overloadRefusals
@@ -55,7 +56,10 @@ final class ServiceMetrics: ServiceEvents {
         registry.gauge("inflight_loads", help: "Product loads running now.") { Double(service.inFlightCount) }
         registry.gauge("open_connections", help: "Client connections open now.") { Double(server.openConnections) }
         registry.counter("upstream_connections_opened_total", help: "Upstream TCP connections opened.") {
-            upstreamConnections()
+            client.statistics.connectionsOpened
+        }
+        registry.gauge("upstream_open_connections", help: "Upstream TCP connections open or connecting now.") {
+            Double(client.statistics.openConnections)
         }
     }
 

@@ -6,16 +6,38 @@ public struct HTTPClientStatistics: Sendable, Equatable {
     public var connectionsOpened: Int
     /// Requests sent, including those that went out again on a fresh connection.
     public var requestsSent: Int
+    /// Sockets open now, connecting ones included, over every loop and origin.
+    public var openConnections: Int
+    /// The most sockets open at once since start.
+    public var peakOpenConnections: Int
 }
 
 final class ClientStatistics: Sendable {
     private let opened = Atomic<Int>(0)
     private let sent = Atomic<Int>(0)
+    private let open = Atomic<Int>(0)
+    private let peakOpen = Atomic<Int>(0)
 
     func connectionOpened() { opened.wrappingAdd(1, ordering: .relaxed) }
     func requestSent() { sent.wrappingAdd(1, ordering: .relaxed) }
 
+    /// Called before a socket is created, and `socketClosed` only once its descriptor is closed:
+    /// the count is never below the sockets really open, so its peak is an upper bound of theirs.
+    func socketOpening() {
+        let now = open.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        var peak = peakOpen.load(ordering: .relaxed)
+        while now > peak {
+            let exchanged = peakOpen.compareExchange(expected: peak, desired: now, ordering: .relaxed)
+            if exchanged.exchanged { break }
+            peak = exchanged.original
+        }
+    }
+
+    func socketClosed() { open.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+
     var snapshot: HTTPClientStatistics {
-        HTTPClientStatistics(connectionsOpened: opened.load(ordering: .relaxed), requestsSent: sent.load(ordering: .relaxed))
+        HTTPClientStatistics(
+            connectionsOpened: opened.load(ordering: .relaxed), requestsSent: sent.load(ordering: .relaxed),
+            openConnections: open.load(ordering: .relaxed), peakOpenConnections: peakOpen.load(ordering: .relaxed))
     }
 }

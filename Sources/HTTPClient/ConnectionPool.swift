@@ -80,6 +80,7 @@ final class ConnectionPool {
     }
 
     private func connectionClosed(_ connection: ClientConnection) {
+        statistics.socketClosed()
         open -= 1
         idle.removeAll { $0 === connection }
         startConnectionForFirstWaiter()
@@ -111,6 +112,7 @@ final class ConnectionPool {
     private func connect(to address: SocketAddress, _ handler: @escaping Handler) {
         let timer = LoopTimer(loop: loop)
         var timedOut = false
+        statistics.socketOpening()
         let stream = TCPStream.connect(to: address, on: loop) { [self] result in
             timer.cancel()
             switch result {
@@ -125,6 +127,8 @@ final class ConnectionPool {
                     handler(.success(connection))
                 }
             case .failure(let error):
+                // The stream closed its socket before reporting the failure.
+                statistics.socketClosed()
                 // A failed connect may mean the name now resolves elsewhere: resolve again next time.
                 addresses.removeAll()
                 connectFailed(timedOut ? .connectTimeout : .connectFailed(error), handler)

@@ -30,9 +30,6 @@ struct FloodResult: Sendable {
     /// counts a connection until its own loop has handled the close, so while the app closes and
     /// reopens connections (aborted attempts, resets) this runs ahead of what the app holds.
     let peakStubConnections: Int
-    /// Most sockets the app held connected to the stub at once (the kernel's view, see
-    /// `heldConnections(toPort:)`), sampled every few milliseconds.
-    let peakAppUpstreamSockets: Int
 
     var slowest: Duration { replies.map(\.elapsed).max() ?? .zero }
     var statuses: [Int: Int] { replies.reduce(into: [:]) { $0[$1.reply.status, default: 0] += 1 } }
@@ -89,15 +86,11 @@ extension E2E {
         let client = HTTPClient(group: group, configuration: configuration)
         let origin = self.origin
         let stub = self.stub
-        let peaks = Locked((stub: 0, app: 0))
-        let stubPort = stub.port
+        let peak = Locked(0)
         let sampler = Task {
-            var round = 0
             while !Task.isCancelled {
                 let open = stub.stats().openConnections
-                let held = round % 4 == 0 ? heldConnections(toPort: stubPort) : 0
-                peaks.withLock { $0 = (max($0.stub, open), max($0.app, held)) }
-                round += 1
+                peak.withLock { $0 = max($0, open) }
                 try? await Task.sleep(for: .milliseconds(1))
             }
         }
@@ -137,8 +130,7 @@ extension E2E {
         await sampler.value
         await client.shutdown()
         group.shutdown()
-        let peak = peaks.withLock { $0 }
-        return FloodResult(replies: try outcome.get(), peakStubConnections: peak.stub, peakAppUpstreamSockets: peak.app)
+        return FloodResult(replies: try outcome.get(), peakStubConnections: peak.withLock { $0 })
     }
 }
 
@@ -162,41 +154,4 @@ func unusedLoopbackPort() throws -> Int {
     }
     try #require(named == 0)
     return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// TCP sockets in this network namespace connected to 127.0.0.1:`port` from the connecting side
-/// and not yet closed by their owner: connecting (`SYN_SENT`), `ESTABLISHED`, or closed by the
-/// peer only (`CLOSE_WAIT`). Read from `/proc/net/tcp`; in these tests only the app connects to
-/// the stub, so this is how many upstream connections the app holds, without the stub's lag.
-///
-/// The kernel writes that table a buffer at a time and resumes by line number, so a table that
-/// changes between reads can repeat a line: the file is read with one large buffer, and sockets
-/// are counted once by their local address.
-func heldConnections(toPort port: Int) -> Int {
-    let fd = open("/proc/net/tcp", O_RDONLY)
-    guard fd >= 0 else { return 0 }
-    defer { close(fd) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4 << 20)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count <= 0 { break }
-        data.append(contentsOf: buffer[..<count])
-    }
-    let remote = ":" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
-    var held = Set<Substring>()
-    let text = String(decoding: data, as: UTF8.self)
-    for line in text.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: " ")
-        guard fields.count > 3 else { continue }
-        // sl local_address rem_address st …; states: 01 ESTABLISHED, 02 SYN_SENT, 08 CLOSE_WAIT.
-        if fields[2].hasSuffix(remote), ["01", "02", "08"].contains(fields[3]) { held.insert(fields[1]) }
-    }
-    return held.count
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
-    }
 }

@@ -63,7 +63,10 @@ struct HTTPClientTests {
                 #expect(answers == Set((0..<10).map(String.init)))
             }
             #expect(client.statistics.connectionsOpened == 2)
+            #expect(client.statistics.peakOpenConnections == 2)
             await client.shutdown()
+            // Shut down, the idle sockets close, and their close callbacks come on the loop.
+            while client.statistics.openConnections > 0 { await Task.yield() }
         }
     }
 
@@ -81,6 +84,7 @@ struct HTTPClientTests {
                 _ = try await client.get(Origin(host: "127.0.0.1", port: port), path: "/hang", timeout: .milliseconds(100))
             }
             while server.openConnections > 0 { await Task.yield() }
+            while client.statistics.openConnections > 0 { await Task.yield() }
             await client.shutdown()
         }
     }
@@ -116,6 +120,9 @@ struct HTTPClientTests {
         await #expect(throws: HTTPClientError(.connectFailed, "")) {
             _ = try await client.get(Origin(host: "127.0.0.1", port: closedPort), path: "/", timeout: .seconds(5))
         }
+        // The refused socket is counted while it existed and closed before the failure came back.
+        #expect(client.statistics.peakOpenConnections == 1)
+        #expect(client.statistics.openConnections == 0)
     }
 
     @Test func aReusedConnectionClosedBeforeAnsweringIsRetriedOnAFreshOne() async throws {
