@@ -87,9 +87,10 @@ public final class Application: Sendable {
         AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
         MetricsRoutes(registry: metrics.registry).register(in: &router)
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
-        let server = HTTPServer(group: group, configuration: configuration.server) { request, context in
-            await front.respond(to: request, context: context)
-        }
+        let server = HTTPServer(
+            group: group, configuration: configuration.server,
+            immediate: { request, context in front.respondImmediately(to: request, context: &context) },
+            responder: { request, context in await front.respond(to: request, context: context) })
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()

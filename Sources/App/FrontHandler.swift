@@ -8,17 +8,44 @@ struct FrontHandler: Sendable {
     let metrics: ServiceMetrics
     let logger: Logger
 
+    /// On the loop thread, before any task: the routes that can answer without waiting (a
+    /// cached page, health, 404) do so here. Otherwise nil, with the request id already in
+    /// `context` for `respond`.
+    func respondImmediately(to request: HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
+        context.requestID = RequestIdentity.identify(request)
+        let record = logger.logsRequests ? RequestRecord() : nil
+        let answered: (response: HTTPResponse, route: String)?
+        if let record {
+            answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(request, context: context) }
+        } else {
+            answered = router.dispatchImmediately(request, context: context)
+        }
+        guard let answered else { return nil }
+        return finish(answered.response, route: answered.route, request: request, context: context, record: record)
+    }
+
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         var context = context
-        context.requestID = RequestIdentity.identify(request)
-        let record = RequestRecord()
-        var (response, route) = await RequestRecord.$current.withValue(record) {
-            await router.dispatch(request, context: context)
+        if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
+        // The record only feeds the request's log line: without one, no task-local is bound.
+        let record = logger.logsRequests ? RequestRecord() : nil
+        let answered: (response: HTTPResponse, route: String)
+        if let record {
+            answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
+        } else {
+            answered = await router.dispatch(request, context: context)
         }
+        return finish(answered.response, route: answered.route, request: request, context: context, record: record)
+    }
+
+    private func finish(
+        _ response: HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
+    ) -> HTTPResponse {
+        var response = response
         response.headers.add(name: "X-Request-ID", value: context.requestID)
         let duration = context.receivedAt.duration(to: .now)
         metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
-        if logger.logsRequests {
+        if let record {
             logger.request(
                 method: request.method.rawValue, route: route, status: response.status.code, duration: duration,
                 cache: record.cacheResult, upstreamAttempts: record.upstreamAttempts, requestID: context.requestID)

@@ -7,9 +7,9 @@ struct HealthRoutes {
 
     func register(in router: inout Router) {
         let healthy = HTTPResponse.json(.ok, Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
-        router.add(.get, "/healthz") { _, _ in healthy }
+        router.addImmediate(.get, "/healthz") { _, _ in healthy }
         let readiness = self.readiness
-        router.add(.get, "/readyz") { _, _ in
+        router.addImmediate(.get, "/readyz") { _, _ in
             if readiness.isReady {
                 return .json(.ok, Array(#"{"status":"ready"}"#.utf8), headers: ["Cache-Control": "no-store"])
             }

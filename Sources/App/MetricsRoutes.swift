@@ -8,7 +8,7 @@ struct MetricsRoutes {
 
     func register(in router: inout Router) {
         let registry = self.registry
-        router.add(.get, "/metrics") { _, _ in
+        router.addImmediate(.get, "/metrics") { _, _ in
             HTTPResponse(
                 status: .ok, headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
                 body: registry.render())

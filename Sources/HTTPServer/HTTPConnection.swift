@@ -20,6 +20,11 @@ final class HTTPConnection {
     private var handlerTask: Task<Void, Never>?
     /// Whether this connection's request counts toward the server's in-flight limit.
     private var holdsRequestSlot = false
+    /// True while `process` runs, so an answer given synchronously does not re-enter it.
+    private var isProcessing = false
+    /// When the connection last became idle; the idle timer is not re-armed per request, it
+    /// checks this when it fires.
+    private var idleSince = ContinuousClock.now
 
     private enum State {
         case awaitingHead, readingBody, responding, closed
@@ -30,7 +35,7 @@ final class HTTPConnection {
     }
 
     private enum ParseOutcome {
-        case needMoreData, complete, failed(HTTPParseError)
+        case needMoreData(sendContinue: Bool), complete, failed(HTTPParseError)
     }
 
     init(stream: TCPStream, owner: LoopServer) {
@@ -66,12 +71,34 @@ final class HTTPConnection {
         }
     }
 
-    /// Parses as far as the buffered bytes go; stops at a complete request.
+    /// Parses as far as the buffered bytes go. A complete request is dispatched; when it is
+    /// answered at once (an immediate answer, an overload refusal) parsing goes on with the
+    /// requests pipelined behind it, in this loop rather than by recursion.
     private func process() {
-        guard state == .awaitingHead || state == .readingBody else { return }
+        // An answer given inside the loop below comes back here through `finishAnswer`.
+        guard !isProcessing else { return }
+        isProcessing = true
+        defer { isProcessing = false }
+        while state == .awaitingHead || state == .readingBody {
+            switch parseBuffered() {
+            case .failed(let error):
+                reject(error)
+            case .complete:
+                dispatch()
+            case .needMoreData(let sendContinue):
+                if sendContinue { stream.write(Self.continueLine) }
+                armTimer()
+                return
+            }
+        }
+    }
+
+    /// Parses buffered bytes until a request is complete, more bytes are needed, or the input
+    /// is refused; drops the bytes consumed.
+    private func parseBuffered() -> ParseOutcome {
         var consumed = 0
         var sendContinue = false
-        var outcome = ParseOutcome.needMoreData
+        var outcome = ParseOutcome.needMoreData(sendContinue: false)
         inbound.withUnsafeBytes { all in
             while true {
                 let input = UnsafeRawBufferPointer(rebasing: all[consumed...])
@@ -85,6 +112,7 @@ final class HTTPConnection {
                 consumed += step.consumed
                 switch step.event {
                 case .needMoreData:
+                    outcome = .needMoreData(sendContinue: sendContinue)
                     return
                 case .head(let parsed):
                     head = parsed
@@ -104,15 +132,7 @@ final class HTTPConnection {
         } else if consumed > 0 {
             inbound.removeFirst(consumed)
         }
-        switch outcome {
-        case .failed(let error):
-            reject(error)
-        case .complete:
-            dispatch()
-        case .needMoreData:
-            if sendContinue { stream.write(Self.continueLine) }
-            armTimer()
-        }
+        return outcome
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -123,6 +143,14 @@ final class HTTPConnection {
         guard let head else { return }
         self.head = nil
         state = .responding
+        let request = HTTPRequest(head: head, body: body)
+        var context = RequestContext(loop: owner.loop, receivedAt: .now)
+        if let immediate = owner.server.immediateResponder, let response = immediate(request, &context) {
+            // Answered before this returns to the loop: no timer can fire meanwhile, so the
+            // idle timer stays armed.
+            answer(response, to: head)
+            return
+        }
         disarmTimer()
         guard owner.server.requests.admit(limit: configuration.maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
@@ -132,14 +160,13 @@ final class HTTPConnection {
             return
         }
         holdsRequestSlot = true
-        let request = HTTPRequest(head: head, body: body)
-        let context = RequestContext(loop: owner.loop, receivedAt: .now)
         let responder = owner.server.responder
         let bound = LoopBound(self, loop: owner.loop)
+        let handlerContext = context
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
         handlerTask = Task(executorPreference: owner.loop) {
-            let response = await responder(request, context)
+            let response = await responder(request, handlerContext)
             bound.value.answer(response, to: head)
         }
     }
@@ -245,9 +272,22 @@ final class HTTPConnection {
             timerPurpose = .request
             timer.start(after: configuration.requestReadTimeout) { [unowned self] in requestTimedOut() }
         } else {
+            idleSince = .now
             guard timerPurpose != .idle else { return }
             timerPurpose = .idle
-            timer.start(after: configuration.idleTimeout) { [unowned self] in forceClose() }
+            timer.start(after: configuration.idleTimeout) { [unowned self] in idleTimerFired() }
+        }
+    }
+
+    /// The idle timer was armed when the connection first went idle; requests answered since
+    /// then only moved `idleSince`, so the timer waits out what is left of the timeout.
+    private func idleTimerFired() {
+        let remaining = configuration.idleTimeout - idleSince.duration(to: .now)
+        if remaining > .zero {
+            timer.start(after: remaining) { [unowned self] in idleTimerFired() }
+        } else {
+            timerPurpose = .none
+            forceClose()
         }
     }
 

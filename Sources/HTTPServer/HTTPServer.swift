@@ -4,11 +4,13 @@ import Locking
 import Synchronization
 
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
-/// the loop that accepted it, and each request's handler runs as a task that prefers that loop.
+/// the loop that accepted it. A request is answered on the loop thread when an immediate
+/// responder can answer it at once, else by a task that prefers that loop.
 public final class HTTPServer: Sendable {
     public let group: EventLoopGroup
     public let configuration: ServerConfiguration
     let responder: RouteHandler
+    let immediateResponder: ImmediateResponder?
     let connections = ConnectionCounter()
     /// Requests being handled now, across loops.
     let requests = InFlightRequestCounter()
@@ -16,9 +18,16 @@ public final class HTTPServer: Sendable {
     private let loopServers = Locked<[LoopBound<LoopServer>]>([])
     private let boundPort = Atomic<Int>(0)
 
-    public init(group: EventLoopGroup, configuration: ServerConfiguration, responder: @escaping RouteHandler) {
+    /// `immediate`, when given, is asked first, on the connection's loop thread: an answer it can
+    /// give without waiting (a cached page, a health check) is written at once, with no task made
+    /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
+    public init(
+        group: EventLoopGroup, configuration: ServerConfiguration, immediate: ImmediateResponder? = nil,
+        responder: @escaping RouteHandler
+    ) {
         self.group = group
         self.configuration = configuration
+        self.immediateResponder = immediate
         self.responder = responder
     }
 

@@ -23,3 +23,7 @@ public struct RequestContext: Sendable {
 
 /// A route's handler.
 public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
+
+/// Answers a request synchronously on its loop thread when that needs no waiting, else returns
+/// nil. It may fill in `context` (the request id, say) for the responder that then takes over.
+public typealias ImmediateResponder = @Sendable (HTTPRequest, inout RequestContext) -> HTTPResponse?

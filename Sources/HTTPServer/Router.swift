@@ -14,22 +14,69 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`).
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`). `immediate`, when
+    /// given, is tried first on the loop thread (see ``dispatchImmediately(_:context:)``).
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, immediate: ImmediateRouteHandler? = nil,
+        _ handler: @escaping RouteHandler
+    ) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        root.insert(ArraySlice(segments), method: method, pattern: pattern, handler: handler)
+        root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, handler: handler, immediate: immediate))
+    }
+
+    /// Registers a handler that never waits: it answers on the loop thread, with no task.
+    public mutating func addImmediate(
+        _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
+    ) {
+        add(method, pattern, immediate: { handler($0, $1) }) { handler($0, $1) }
     }
 
     public func match(method: HTTPMethod, path: String) -> Match {
-        var parameters: [String: String] = [:]
-        guard path.hasPrefix("/"), let node = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .notFound }
-        if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
+        switch lookup(method: method, path: path) {
+        case .route(let route, let parameters):
             return .found(route.handler, parameters: parameters, pattern: route.pattern)
+        case .otherMethods(let node):
+            var allow = Set(node.handlers.keys)
+            if allow.contains(.get) { allow.insert(.head) }
+            return .methodNotAllowed(allow: allow.sorted { $0.rawValue < $1.rawValue })
+        case .none:
+            return .notFound
         }
-        if node.handlers.isEmpty { return .notFound }
-        var allow = Set(node.handlers.keys)
-        if allow.contains(.get) { allow.insert(.head) }
-        return .methodNotAllowed(allow: allow.sorted { $0.rawValue < $1.rawValue })
+    }
+
+    /// Answers on the calling thread when it needs no waiting: the matched route's immediate
+    /// handler when it has one and it answers, or the `404` problem. Nil when the request needs
+    /// ``dispatch(_:context:)`` (which also words the rarer `405`).
+    public func dispatchImmediately(_ request: HTTPRequest, context: RequestContext) -> (response: HTTPResponse, route: String)? {
+        switch lookup(method: request.method, path: request.path) {
+        case .route(let route, let parameters):
+            guard let immediate = route.immediate else { return nil }
+            var request = request
+            request.pathParameters = parameters
+            var context = context
+            context.route = route.pattern
+            return immediate(request, context).map { ($0, route.pattern) }
+        case .otherMethods:
+            return nil
+        case .none:
+            return (Self.notFound(), Self.unmatched)
+        }
+    }
+
+    private enum Lookup {
+        case route(Route, parameters: [String: String])
+        /// The path exists, not for this method.
+        case otherMethods(RouteNode)
+        case none
+    }
+
+    private func lookup(method: HTTPMethod, path: String) -> Lookup {
+        var parameters: [String: String] = [:]
+        guard path.hasPrefix("/"), let node = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
+        if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
+            return .route(route, parameters: parameters)
+        }
+        return node.handlers.isEmpty ? .none : .otherMethods(node)
     }
 
     /// Dispatches a request: the handler's answer, or a `404`/`405` problem.
@@ -53,19 +100,28 @@ public struct Router: Sendable {
                 .response(headers: ["Allow": methods])
             return (response, Self.unmatched)
         case .notFound:
-            return (ProblemDetails(status: .notFound, detail: "No resource at this path.").response(), Self.unmatched)
+            return (Self.notFound(), Self.unmatched)
         }
+    }
+
+    private static func notFound() -> HTTPResponse {
+        ProblemDetails(status: .notFound, detail: "No resource at this path.").response()
     }
 
     /// The route label of requests no route matched.
     public static let unmatched = "unmatched"
 }
 
+/// A route's synchronous handler: an answer now, or nil to leave the request to the async one.
+public typealias ImmediateRouteHandler = @Sendable (HTTPRequest, RequestContext) -> HTTPResponse?
+
+private struct Route: Sendable {
+    let pattern: String
+    let handler: RouteHandler
+    let immediate: ImmediateRouteHandler?
+}
+
 private struct RouteNode: Sendable {
-    struct Route: Sendable {
-        let pattern: String
-        let handler: RouteHandler
-    }
 
     /// Few children per node: a linear scan beats hashing the segment.
     var literals: [(segment: String, node: RouteNode)] = []
@@ -73,26 +129,26 @@ private struct RouteNode: Sendable {
     var parameterChild: [RouteNode] = []
     var handlers: [HTTPMethod: Route] = [:]
 
-    mutating func insert(_ segments: ArraySlice<Substring>, method: HTTPMethod, pattern: String, handler: @escaping RouteHandler) {
+    mutating func insert(_ segments: ArraySlice<Substring>, method: HTTPMethod, route: Route) {
         guard let first = segments.first else {
-            precondition(handlers[method] == nil, "duplicate route \(method) \(pattern)")
-            handlers[method] = Route(pattern: pattern, handler: handler)
+            precondition(handlers[method] == nil, "duplicate route \(method) \(route.pattern)")
+            handlers[method] = route
             return
         }
         let rest = segments.dropFirst()
         if first.hasPrefix("{") && first.hasSuffix("}") {
             let name = String(first.dropFirst().dropLast())
-            precondition(parameterName == nil || parameterName == name, "conflicting parameter names in \(pattern)")
+            precondition(parameterName == nil || parameterName == name, "conflicting parameter names in \(route.pattern)")
             parameterName = name
             if parameterChild.isEmpty { parameterChild.append(RouteNode()) }
-            parameterChild[0].insert(rest, method: method, pattern: pattern, handler: handler)
+            parameterChild[0].insert(rest, method: method, route: route)
         } else {
             let segment = String(first)
             if let index = literals.firstIndex(where: { $0.segment == segment }) {
-                literals[index].node.insert(rest, method: method, pattern: pattern, handler: handler)
+                literals[index].node.insert(rest, method: method, route: route)
             } else {
                 var node = RouteNode()
-                node.insert(rest, method: method, pattern: pattern, handler: handler)
+                node.insert(rest, method: method, route: route)
                 literals.append((segment, node))
             }
         }

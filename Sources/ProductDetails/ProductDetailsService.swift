@@ -106,6 +106,14 @@ public final class ProductDetailsService: Sendable {
         return try await loadAnswer(id: id, requestID: requestID, executor: executor)
     }
 
+    /// The answer for `id` when the cache holds it fresh, without waiting and without starting
+    /// anything; nil otherwise (stale, missing, or an invalid id), for ``detail(id:noCache:requestID:executor:)``.
+    public func freshDetail(id: String) -> DetailAnswer? {
+        guard Self.isValidID(id), case .fresh(let document, let remaining) = cache.lookup(id) else { return nil }
+        events.cacheLookup(.hit)
+        return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
+    }
+
     /// Forgets `id`: its cached document goes, a load already running for it may still answer the
     /// requests waiting for it but is never stored, and requests arriving from now on never join it.
     public func invalidate(id: String) async {

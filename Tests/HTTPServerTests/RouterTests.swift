@@ -1,3 +1,4 @@
+import EventLoop
 import HTTP1
 import HTTPServer
 import Testing
@@ -49,5 +50,45 @@ struct RouterTests {
     ])
     func matches(_ method: HTTPMethod, _ path: String, _ expected: String) {
         #expect(Self.outcome(method, path) == expected)
+    }
+}
+
+@Suite("Router: immediate answers")
+struct RouterImmediateTests {
+    static let router: Router = {
+        var router = Router()
+        router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
+        router.add(.get, "/maybe/{n}", immediate: { request, _ in
+            request.pathParameters["n"] == "cached" ? .text(.ok, "immediate") : nil
+        }) { _, _ in .text(.ok, "async") }
+        router.add(.get, "/later") { _, _ in .text(.ok, "later") }
+        return router
+    }()
+
+    /// What `dispatchImmediately` answers (body, status, route), or "nil".
+    static func immediately(_ method: HTTPMethod, _ path: String) throws -> String {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let head = HTTPRequestHead(method: method, target: path, path: path, version: .http1_1, headers: ["Host": "t"])
+        let context = RequestContext(loop: group.loops[0], receivedAt: .now)
+        guard let (response, route) = router.dispatchImmediately(HTTPRequest(head: head), context: context) else { return "nil" }
+        return "\(response.status.code) \(route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
+    }
+
+    @Test(arguments: [
+        (HTTPMethod.get, "/now/7", "200 /now/{n} now 7"),
+        (.head, "/now/7", "200 /now/{n} now 7"),
+        (.get, "/maybe/cached", "200 /maybe/{n} immediate"),
+        // The immediate handler declines: the request needs the async one.
+        (.get, "/maybe/other", "nil"),
+        // No immediate handler at all.
+        (.get, "/later", "nil"),
+        // 405 is left to `dispatch`, which words the Allow list; 404 needs no waiting.
+        (.post, "/now/7", "nil"),
+        (.get, "/nowhere", "404 unmatched {\"type\":\""),
+    ])
+    func dispatchesImmediately(_ method: HTTPMethod, _ path: String, _ expected: String) throws {
+        let got = try Self.immediately(method, path)
+        #expect(got == expected, "got \(got)")
     }
 }

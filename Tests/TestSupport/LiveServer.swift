@@ -47,9 +47,11 @@ public func withServer(
     routes(&router)
     let frozen = router
     let group = try EventLoopGroup(loopCount: loops)
-    let server = HTTPServer(group: group, configuration: configuration) { request, context in
-        await frozen.respond(to: request, context: context)
-    }
+    // Routes registered with an immediate handler answer on the loop thread, as in the app.
+    let server = HTTPServer(
+        group: group, configuration: configuration,
+        immediate: { request, context in frozen.dispatchImmediately(request, context: context)?.response },
+        responder: { request, context in await frozen.respond(to: request, context: context) })
     let port = try await server.start()
     do {
         try await body(server, port)

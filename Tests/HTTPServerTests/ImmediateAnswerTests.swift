@@ -1,0 +1,61 @@
+import HTTP1
+import HTTPServer
+import Testing
+import TestSupport
+
+/// Requests answered on the loop thread, with no task (`HTTPServer(immediate:)`), mixed with
+/// requests that need one.
+@Suite("Immediate answers over real sockets")
+struct ImmediateAnswerTests {
+    static func routes(_ router: inout Router) {
+        router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
+        router.add(.get, "/later/{n}") { request, _ in
+            await Task.yield()
+            return .text(.ok, "later " + (request.pathParameters["n"] ?? ""))
+        }
+        router.add(.get, "/maybe/{n}", immediate: { request, context in
+            request.pathParameters["n"] == "cached" ? .text(.ok, "immediate on \(context.route)") : nil
+        }) { request, context in .text(.ok, "async on \(context.route)") }
+    }
+
+    @Test func pipelinedImmediateAndTaskAnswersKeepTheirOrder() async throws {
+        try await withServer(loops: 1, routes: Self.routes) { _, port in
+            let client = try await RawClient.connect(port: port)
+            // 600 requests in one write: runs of immediate answers between task-made ones.
+            let paths = (0..<600).map { $0 % 7 == 3 ? "/later/\($0)" : "/now/\($0)" }
+            try await client.send(paths.map { "GET \($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            var texts: [String] = []
+            for _ in paths { texts.append(try await client.readResponse().text) }
+            #expect(texts == paths.map { $0.hasPrefix("/later/") ? "later " + $0.dropFirst(7) : "now " + $0.dropFirst(5) })
+        }
+    }
+
+    @Test func aDeclinedImmediateAnswerGoesToTheAsyncHandler() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let client = try await RawClient.connect(port: port)
+            #expect(try await client.request("/maybe/cached").text == "immediate on /maybe/{n}")
+            #expect(try await client.request("/maybe/other").text == "async on /maybe/{n}")
+            #expect(try await client.request("/maybe/cached").text == "immediate on /maybe/{n}")
+        }
+    }
+
+    /// The idle timer is not re-armed per answer; it must still measure idleness from the last
+    /// answer, not from when the connection first went idle.
+    @Test func aConnectionBusyPastItsIdleTimeoutStaysOpenThenClosesWhenIdle() async throws {
+        try await withServer(configure: { $0.idleTimeout = .seconds(1) }, routes: Self.routes) { _, port in
+            let client = try await RawClient.connect(port: port)
+            let started = ContinuousClock.now
+            var answered = 0
+            // Requests 200 ms apart for 2 s, twice the idle timeout.
+            while started.duration(to: .now) < .seconds(2) {
+                #expect(try await client.request("/now/\(answered)").status == 200)
+                answered += 1
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(answered >= 5)
+            let idleFrom = ContinuousClock.now
+            #expect(try await client.readsEndOfStream())
+            #expect(idleFrom.duration(to: .now) >= .milliseconds(700), "closed after \(idleFrom.duration(to: .now)) idle")
+        }
+    }
+}
