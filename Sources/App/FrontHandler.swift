@@ -42,7 +42,7 @@ struct FrontHandler: Sendable {
         _ response: HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
     ) -> HTTPResponse {
         var response = response
-        response.headers.add(name: "X-Request-ID", value: context.requestID)
+        response.fields.add("X-Request-ID", context.requestID)
         let duration = context.receivedAt.duration(to: .now)
         metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
         if let record {

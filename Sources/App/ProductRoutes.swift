@@ -60,37 +60,49 @@ struct ProductRoutes {
         request.headers.containsToken("no-cache", in: "Cache-Control") || request.headers.containsToken("no-cache", in: "Pragma")
     }
 
+    /// Written as wire-form fields: this is the hot path of a cached page.
     static func response(for answer: DetailAnswer, request: HTTPRequest, ttl: Duration) -> HTTPResponse {
         let document = answer.document
-        var headers = HTTPHeaders()
-        let remaining = max(0, answer.cache.ttlRemaining?.components.seconds ?? 0)
-        headers.add(name: "Cache-Control", value: ttl == .zero ? "no-store" : "max-age=\(remaining)")
-        headers.add(name: "Cache-Status", value: cacheStatus(answer.cache))
-        if document.status == 200 {
-            headers.add(name: "ETag", value: document.etag)
-            if EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
-                return HTTPResponse(status: .notModified, headers: headers)
+        var fields = FieldBlock(reservingCapacity: 256)
+        if ttl == .zero {
+            fields.add("Cache-Control", "no-store")
+        } else {
+            fields.field("Cache-Control") {
+                $0.append("max-age=")
+                $0.appendDecimal(max(0, answer.cache.ttlRemaining?.components.seconds.clampedToInt ?? 0))
             }
-            headers.add(name: "Content-Type", value: "application/json")
-            return HTTPResponse(status: .ok, headers: headers, body: document.body)
         }
-        headers.add(name: "Content-Type", value: "application/problem+json")
-        return HTTPResponse(status: HTTPStatus(code: document.status), headers: headers, body: document.body)
+        fields.field("Cache-Status") { appendCacheStatus(answer.cache, to: &$0) }
+        if document.status == 200 {
+            fields.add("ETag", document.etag)
+            if EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
+                return HTTPResponse(status: .notModified, fields: fields)
+            }
+            fields.add("Content-Type", "application/json")
+            return HTTPResponse(status: .ok, fields: fields, body: document.body)
+        }
+        fields.add("Content-Type", "application/problem+json")
+        return HTTPResponse(status: HTTPStatus(code: document.status), fields: fields, body: document.body)
     }
 
     /// RFC 9211: `product-details; hit; ttl=41`, `product-details; fwd=miss; collapsed; ttl=60`,
     /// `product-details; fwd=stale; ttl=-3; detail=error`.
-    static func cacheStatus(_ outcome: CacheOutcome) -> String {
-        var value = "product-details"
+    static func appendCacheStatus(_ outcome: CacheOutcome, to value: inout FieldBlock) {
+        value.append("product-details")
         switch outcome.result {
-        case .hit: value += "; hit"
-        case .miss: value += "; fwd=miss"
-        case .stale: value += "; fwd=stale"
+        case .hit: value.append("; hit")
+        case .miss: value.append("; fwd=miss")
+        case .stale: value.append("; fwd=stale")
         }
-        if outcome.collapsed { value += "; collapsed" }
-        if let ttl = outcome.ttlRemaining { value += "; ttl=\(ttl.components.seconds)" }
-        if let reason = outcome.servedStaleBecause { value += "; detail=\(reason)" }
-        return value
+        if outcome.collapsed { value.append("; collapsed") }
+        if let ttl = outcome.ttlRemaining {
+            value.append("; ttl=")
+            value.appendDecimal(ttl.components.seconds.clampedToInt)
+        }
+        if let reason = outcome.servedStaleBecause {
+            value.append("; detail=")
+            value.append(reason)
+        }
     }
 
     static func problem(_ error: ProductDetailsError) -> HTTPResponse {
@@ -119,6 +131,11 @@ enum EntityTagMatch {
         let text = Substring(tag)
         return text.hasPrefix("W/") ? text.dropFirst(2) : text
     }
+}
+
+extension Int64 {
+    /// Seconds as an `Int` (the same width on the 64-bit platforms this runs on).
+    fileprivate var clampedToInt: Int { Int(clamping: self) }
 }
 
 extension StringProtocol {

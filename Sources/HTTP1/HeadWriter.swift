@@ -1,6 +1,6 @@
 /// Byte-level helpers shared by the two serializers.
 enum HeadWriter {
-    static func appendFields(_ headers: HTTPHeaders, into buffer: inout [UInt8]) {
+    static func appendFields(_ headers: HTTPHeaders, into buffer: inout [UInt8], terminated: Bool = true) {
         for (name, value) in headers {
             appendSanitized(name, into: &buffer)
             buffer.append(ASCII.colon)
@@ -9,6 +9,7 @@ enum HeadWriter {
             buffer.append(ASCII.cr)
             buffer.append(ASCII.lf)
         }
+        guard terminated else { return }
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
     }

@@ -196,9 +196,8 @@ final class HTTPConnection {
         let code = response.status.code
         let hasBody = !(100..<200).contains(code) && code != 204 && code != 304
         outbound.removeAll(keepingCapacity: true)
-        HTTPResponseSerializer.writeHead(status: response.status, headers: response.headers, into: &outbound)
-        // The serializer ends the head with its blank line; the server's own fields go before it.
-        outbound.removeLast(2)
+        HTTPResponseSerializer.writeHead(status: response.status, headers: response.headers, into: &outbound, terminated: false)
+        outbound.append(contentsOf: response.fields.bytes)
         if hasBody, !response.headers.contains("Content-Length") {
             outbound.append(contentsOf: Self.contentLengthPrefix)
             outbound.append(contentsOf: String(response.body.count).utf8)

@@ -5,14 +5,17 @@ import HTTP1
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
+    /// More fields, already in wire form, written after `headers`: how hot paths answer.
+    public var fields = FieldBlock()
     public var body: [UInt8]
     /// Fault injection: write the head and only this many body bytes, then reset the connection,
     /// as a peer that dies mid-answer would. Nil for every real answer.
     public var resetAfterBodyBytes: Int?
 
-    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
+        self.fields = fields
         self.body = body
     }
 

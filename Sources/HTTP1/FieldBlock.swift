@@ -1,0 +1,93 @@
+/// Header fields written straight into wire form (`Name: value\r\n` each), for answers built on a
+/// hot path: one growing byte buffer instead of an array of string pairs serialized later.
+///
+/// Names are static strings, checked as tokens once when added in debug builds; values have CR,
+/// LF and NUL written as SP, like the serializers do, so no value can start a new line.
+public struct FieldBlock: Sendable, Equatable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public init(reservingCapacity capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    public mutating func add(_ name: StaticString, _ value: String) {
+        var value = value
+        value.withUTF8 { add(name, bytes: $0) }
+    }
+
+    public mutating func add(_ name: StaticString, _ value: StaticString) {
+        add(name, bytes: UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+    }
+
+    /// `name: <decimal value>`.
+    public mutating func add(_ name: StaticString, decimal value: Int) {
+        beginField(name)
+        appendDecimal(value)
+        endField()
+    }
+
+    public mutating func add(_ name: StaticString, bytes value: UnsafeBufferPointer<UInt8>) {
+        beginField(name)
+        appendValue(value)
+        endField()
+    }
+
+    /// Builds one field's value from parts: `field(name) { $0.append("a"); $0.appendDecimal(1) }`.
+    public mutating func field(_ name: StaticString, _ build: (inout FieldBlock) -> Void) {
+        beginField(name)
+        build(&self)
+        endField()
+    }
+
+    /// Appends to the value of the field being built by `field(_:_:)`.
+    public mutating func append(_ text: StaticString) {
+        appendValue(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    public mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { appendValue($0) }
+    }
+
+    public mutating func appendDecimal(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    private mutating func beginField(_ name: StaticString) {
+        let nameBytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        assert(!nameBytes.isEmpty && nameBytes.allSatisfy(ASCII.isTokenChar), "\(name) is not a field name")
+        bytes.append(contentsOf: nameBytes)
+        bytes.append(ASCII.colon)
+        bytes.append(ASCII.space)
+    }
+
+    private mutating func appendValue(_ value: UnsafeBufferPointer<UInt8>) {
+        for byte in value where byte == ASCII.cr || byte == ASCII.lf || byte == 0 {
+            bytes.append(contentsOf: value.lazy.map(HeadWriter.sanitized))
+            return
+        }
+        bytes.append(contentsOf: value)
+    }
+
+    private mutating func endField() {
+        bytes.append(ASCII.cr)
+        bytes.append(ASCII.lf)
+    }
+}
