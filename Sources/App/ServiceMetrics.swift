@@ -68,7 +68,16 @@ final class ServiceMetrics: ServiceEvents {
     /// Counts one answered request and its duration; called on the connection's loop.
     func request(on loop: EventLoop, route: String, method: String, status: Int, duration: Duration) {
         let cache = requestSeries.value(on: loop) { RequestSeriesCache() }
-        cache.series(route: route, method: method, status: status, registry: registry).record(duration)
+        cache.series(route: route, method: Self.methodLabel(method), status: status, registry: registry).record(duration)
+    }
+
+    /// The `method` label: a method RFC 9110 defines, else "other". Clients choose methods
+    /// freely, and every label value is a series kept forever.
+    static func methodLabel(_ method: String) -> String {
+        switch method {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT": method
+        default: "other"
+        }
     }
 
     // MARK: ServiceEvents
@@ -129,12 +138,6 @@ private struct UpstreamSeries {
 /// The request counters and duration histogram of one loop's routes, so recording an answer costs
 /// no lock once a series exists. Loop-confined.
 private final class RequestSeriesCache {
-    struct Key: Hashable {
-        let route: String
-        let method: String
-        let status: Int
-    }
-
     struct Series {
         let count: Counter
         let duration: Histogram
@@ -145,17 +148,20 @@ private final class RequestSeriesCache {
         }
     }
 
-    private var series: [Key: Series] = [:]
+    /// A few dozen at most (routes × known methods × statuses): a scan comparing the status
+    /// first beats hashing two strings per request.
+    private var entries: [(route: String, method: String, status: Int, series: Series)] = []
 
     func series(route: String, method: String, status: Int, registry: MetricsRegistry) -> Series {
-        let key = Key(route: route, method: method, status: status)
-        if let existing = series[key] { return existing }
+        for entry in entries where entry.status == status && entry.route == route && entry.method == method {
+            return entry.series
+        }
         let made = Series(
             count: registry.counter("http_requests_total", help: "Answered requests by route, method and status.",
                                     labels: [("route", route), ("method", method), ("code", String(status))]),
             duration: registry.histogram("http_request_duration_seconds", help: "Time from a complete request head to its answer.",
                                          labels: [("route", route), ("method", method)], buckets: DefaultBuckets.latencySeconds))
-        series[key] = made
+        entries.append((route, method, status, made))
         return made
     }
 }

@@ -82,6 +82,22 @@ extension AppE2ETests {
             #expect(requests[1]["upstreamAttempts"] as? Int == 0)
         }
 
+        /// Methods are the client's choice; the `method` label must not be, or each new method
+        /// would add series that live forever.
+        @Test func unknownMethodsShareOneMetricsLabel() async throws {
+            try await withE2E { env async throws in
+                let client = try await env.raw()
+                defer { client.close() }
+                for index in 0..<40 {
+                    try await client.send("M\(index) /products/p1 HTTP/1.1\r\nHost: t\r\n\r\n")
+                    #expect(try await client.readResponse().status == 405)
+                }
+                #expect(try await env.metric("http_requests_total", ["route": "unmatched", "method": "other", "code": "405"]) == 40)
+                let scrape = try await env.metricsSnapshot()
+                #expect(!scrape.text.contains("method=\"M1\""))
+            }
+        }
+
         @Test func theRequestIDGoesUpstream() async throws {
             try await withE2E { env async throws in
                 #expect(try await env.get("/products/p25", headers: ["X-Request-ID": "upstream-trace"]).status == 200)
