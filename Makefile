@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test build release deps clean bench
+.PHONY: run test build release deps clean bench bench-duel
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +30,11 @@ bench:
 	@scripts/install-deps.sh wrk nginx-light
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
+
+## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir
+bench-duel:
+	@scripts/install-deps.sh wrk
+	python3 bench/duel.py $(BEFORE) $(AFTER)
 
 clean:
 	rm -rf .build

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Before/after ratio of two builds of the service, robust to a noisy host.
+
+Both services run at the same time on the SAME core (LOOPS=1, pinned to CPU 0), each driven by
+its own wrk (both pinned to CPU 1), against one catalog-stub. Whatever the host does to CPU 0
+hits both alike; the scheduler splits the core fairly between them, so the ratio of what each
+served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
+
+    python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz]
+
+Each DIR holds `product-details` and `catalog-stub` (e.g. a copy of .build/release). Prints one
+line per round and the median AFTER/BEFORE throughput ratio (> 1: the second build is cheaper).
+Needs wrk and taskset (util-linux) and two cores; starts and stops everything itself.
+"""
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(port):
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing answered on port {port}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--scenario", choices=["hot", "healthz"], default="hot")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="pd-duel-")
+    started = []
+    try:
+        stub_port = free_port()
+        started.append(subprocess.Popen(
+            ["taskset", "-c", "1", os.path.join(args.before, "catalog-stub")],
+            env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_until_up(stub_port)
+        ports = {}
+        for side, directory in (("before", args.before), ("after", args.after)):
+            port = free_port()
+            started.append(subprocess.Popen(
+                ["taskset", "-c", "0", os.path.join(directory, "product-details")],
+                env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1",
+                     "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            wait_until_up(port)
+            ports[side] = port
+        paths = [f"/products/p{i}" for i in range(1, 101)]
+        for port in ports.values():
+            for path in paths:  # all cached before measuring
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
+        script = os.path.join(work, "hot.lua")
+        with open(script, "w") as f:
+            f.write("paths = {" + ",".join(f'"{p}"' for p in paths) + "}\n")
+            f.write("i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+        ratios = []
+        for round_index in range(args.rounds):
+            runs = {}
+            for side, port in ports.items():
+                argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
+                url = f"http://127.0.0.1:{port}"
+                if args.scenario == "hot":
+                    argv += ["-s", script]
+                else:
+                    url += "/healthz"
+                runs[side] = subprocess.Popen(argv + [url], stdout=subprocess.PIPE, text=True)
+            served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", run.communicate()[0]).group(1))
+                      for side, run in runs.items()}
+            ratios.append(served["after"] / served["before"])
+            print(f"round {round_index}: before {served['before']:.0f} req/s, after {served['after']:.0f} req/s, "
+                  f"after/before {ratios[-1]:.3f}", flush=True)
+        print(f"{args.scenario}: after/before throughput on a shared core: median {statistics.median(ratios):.3f} "
+              f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {args.rounds} rounds of {args.seconds} s)")
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
+if __name__ == "__main__":
+    main()
