@@ -148,8 +148,8 @@ private final class RequestSeriesCache {
         }
     }
 
-    /// A few dozen at most (routes × known methods × statuses): a scan comparing the status
-    /// first beats hashing two strings per request.
+    /// A few dozen at most (routes × known methods × statuses), found by a short scan that
+    /// compares the status first.
     private var entries: [(route: String, method: String, status: Int, series: Series)] = []
 
     func series(route: String, method: String, status: Int, registry: MetricsRegistry) -> Series {
