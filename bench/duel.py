@@ -15,28 +15,12 @@ Needs wrk and taskset (util-linux) and two cores; starts and stops everything it
 import argparse
 import os
 import re
-import socket
 import statistics
 import subprocess
 import tempfile
-import time
 import urllib.request
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_up(port):
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing answered on port {port}")
+from bench import Process, free_port, lua_paths, wait_until_up
 
 
 def main():
@@ -51,29 +35,24 @@ def main():
     started = []
     try:
         stub_port = free_port()
-        started.append(subprocess.Popen(
+        started.append(Process(
             ["taskset", "-c", "1", os.path.join(args.before, "catalog-stub")],
-            env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_until_up(stub_port)
+            env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"}))
+        wait_until_up(f"http://127.0.0.1:{stub_port}/healthz")
         ports = {}
         for side, directory in (("before", args.before), ("after", args.after)):
             port = free_port()
-            started.append(subprocess.Popen(
+            started.append(Process(
                 ["taskset", "-c", "0", os.path.join(directory, "product-details")],
                 env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1",
-                     "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"},
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            wait_until_up(port)
+                     "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}))
+            wait_until_up(f"http://127.0.0.1:{port}/healthz")
             ports[side] = port
         paths = [f"/products/p{i}" for i in range(1, 101)]
         for port in ports.values():
             for path in paths:  # all cached before measuring
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
-        script = os.path.join(work, "hot.lua")
-        with open(script, "w") as f:
-            f.write("paths = {" + ",".join(f'"{p}"' for p in paths) + "}\n")
-            f.write("i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+        script = lua_paths(work, "hot.lua", paths)
         ratios = []
         for round_index in range(args.rounds):
             runs = {}
@@ -94,8 +73,7 @@ def main():
               f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {args.rounds} rounds of {args.seconds} s)")
     finally:
         for process in started:
-            process.kill()
-            process.wait()
+            process.stop()
 
 
 if __name__ == "__main__":

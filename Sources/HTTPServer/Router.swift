@@ -36,9 +36,7 @@ public struct Router: Sendable {
         case .route(let route, let parameters):
             return .found(route.handler, parameters: parameters, pattern: route.pattern)
         case .otherMethods(let node):
-            var allow = Set(node.handlers.keys)
-            if allow.contains(.get) { allow.insert(.head) }
-            return .methodNotAllowed(allow: allow.sorted { $0.rawValue < $1.rawValue })
+            return .methodNotAllowed(allow: Self.allowedMethods(node))
         case .none:
             return .notFound
         }
@@ -51,10 +49,7 @@ public struct Router: Sendable {
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
             guard let immediate = route.immediate else { return nil }
-            var request = request
-            request.pathParameters = parameters
-            var context = context
-            context.route = route.pattern
+            let (request, context) = Self.bind(request, context, to: route, parameters)
             return immediate(request, context).map { ($0, route.pattern) }
         case .otherMethods:
             return nil
@@ -79,6 +74,24 @@ public struct Router: Sendable {
         return node.handlers.isEmpty ? .none : .otherMethods(node)
     }
 
+    /// The request and context as the route's handlers see them: with its path parameters, and
+    /// naming the route.
+    private static func bind(
+        _ request: HTTPRequest, _ context: RequestContext, to route: Route, _ parameters: [String: String]
+    ) -> (HTTPRequest, RequestContext) {
+        var request = request
+        request.pathParameters = parameters
+        var context = context
+        context.route = route.pattern
+        return (request, context)
+    }
+
+    private static func allowedMethods(_ node: RouteNode) -> [HTTPMethod] {
+        var allow = Set(node.handlers.keys)
+        if allow.contains(.get) { allow.insert(.head) }
+        return allow.sorted { $0.rawValue < $1.rawValue }
+    }
+
     /// Dispatches a request: the handler's answer, or a `404`/`405` problem.
     public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         await dispatch(request, context: context).response
@@ -87,19 +100,16 @@ public struct Router: Sendable {
     /// Like `respond`, and also names the route that matched (`unmatched` for 404/405), for
     /// metrics and logs that must not carry raw paths.
     public func dispatch(_ request: HTTPRequest, context: RequestContext) async -> (response: HTTPResponse, route: String) {
-        switch match(method: request.method, path: request.path) {
-        case .found(let handler, let parameters, let pattern):
-            var request = request
-            request.pathParameters = parameters
-            var context = context
-            context.route = pattern
-            return (await handler(request, context), pattern)
-        case .methodNotAllowed(let allow):
-            let methods = allow.map(\.rawValue).joined(separator: ", ")
+        switch lookup(method: request.method, path: request.path) {
+        case .route(let route, let parameters):
+            let (request, context) = Self.bind(request, context, to: route, parameters)
+            return (await route.handler(request, context), route.pattern)
+        case .otherMethods(let node):
+            let methods = Self.allowedMethods(node).map(\.rawValue).joined(separator: ", ")
             let response = ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
                 .response(headers: ["Allow": methods])
             return (response, Self.unmatched)
-        case .notFound:
+        case .none:
             return (Self.notFound(), Self.unmatched)
         }
     }

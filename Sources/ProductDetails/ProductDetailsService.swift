@@ -90,8 +90,7 @@ public final class ProductDetailsService: Sendable {
         if !noCache {
             switch cache.lookup(id) {
             case .fresh(let document, let remaining):
-                events.cacheLookup(.hit)
-                return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
+                return hit(document, remaining: remaining)
             case .stale(let document, let age, revalidate: true, _):
                 await refreshInBackground(id: id, requestID: requestID, executor: executor)
                 events.cacheLookup(.stale)
@@ -110,6 +109,10 @@ public final class ProductDetailsService: Sendable {
     /// anything; nil otherwise (stale, missing, or an invalid id), for ``detail(id:noCache:requestID:executor:)``.
     public func freshDetail(id: String) -> DetailAnswer? {
         guard Self.isValidID(id), case .fresh(let document, let remaining) = cache.lookup(id) else { return nil }
+        return hit(document, remaining: remaining)
+    }
+
+    private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {
         events.cacheLookup(.hit)
         return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
     }

@@ -77,27 +77,23 @@ public enum UpstreamJSON {
         var name: String?
         var priceInCents: Int?
         var currency: String?
-        var unknownKeys = UnknownKeys()
-        if try reader.openObject() {
-            repeat {
-                let key = try reader.readKey()
-                if reader.key(key, is: "id") {
-                    try unique(id == nil, "id", key, &reader)
-                    id = try reader.readString()
-                } else if reader.key(key, is: "name") {
-                    try unique(name == nil, "name", key, &reader)
-                    name = try reader.readString()
-                } else if reader.key(key, is: "priceInCents") {
-                    try unique(priceInCents == nil, "priceInCents", key, &reader)
-                    priceInCents = try reader.readInt()
-                } else if reader.key(key, is: "currency") {
-                    try unique(currency == nil, "currency", key, &reader)
-                    currency = try reader.readString()
-                } else {
-                    try unknownKeys.skip(key, &reader)
-                }
-                reader.field = nil
-            } while try reader.nextMember()
+        try readMembers(&reader) { (key, reader) throws(JSONReadError) -> Bool in
+            if reader.key(key, is: "id") {
+                try unique(id == nil, "id", key, &reader)
+                id = try reader.readString()
+            } else if reader.key(key, is: "name") {
+                try unique(name == nil, "name", key, &reader)
+                name = try reader.readString()
+            } else if reader.key(key, is: "priceInCents") {
+                try unique(priceInCents == nil, "priceInCents", key, &reader)
+                priceInCents = try reader.readInt()
+            } else if reader.key(key, is: "currency") {
+                try unique(currency == nil, "currency", key, &reader)
+                currency = try reader.readString()
+            } else {
+                return false
+            }
+            return true
         }
         guard let id else { throw missing("id", reader) }
         guard let name else { throw missing("name", reader) }
@@ -110,29 +106,40 @@ public enum UpstreamJSON {
         var id: String?
         var rating: Int?
         var text: String?
-        var unknownKeys = UnknownKeys()
-        if try reader.openObject() {
-            repeat {
-                let key = try reader.readKey()
-                if reader.key(key, is: "id") {
-                    try unique(id == nil, "id", key, &reader)
-                    id = try reader.readString()
-                } else if reader.key(key, is: "rating") {
-                    try unique(rating == nil, "rating", key, &reader)
-                    rating = try reader.readInt()
-                } else if reader.key(key, is: "text") {
-                    try unique(text == nil, "text", key, &reader)
-                    text = try reader.readString()
-                } else {
-                    try unknownKeys.skip(key, &reader)
-                }
-                reader.field = nil
-            } while try reader.nextMember()
+        try readMembers(&reader) { (key, reader) throws(JSONReadError) -> Bool in
+            if reader.key(key, is: "id") {
+                try unique(id == nil, "id", key, &reader)
+                id = try reader.readString()
+            } else if reader.key(key, is: "rating") {
+                try unique(rating == nil, "rating", key, &reader)
+                rating = try reader.readInt()
+            } else if reader.key(key, is: "text") {
+                try unique(text == nil, "text", key, &reader)
+                text = try reader.readString()
+            } else {
+                return false
+            }
+            return true
         }
         guard let id else { throw missing("id", reader) }
         guard let rating else { throw missing("rating", reader) }
         guard let text else { throw missing("text", reader) }
         return Review(id: id, rating: rating, text: text)
+    }
+
+    /// Walks one object's members: `readKnown` reads the value of a member it knows and returns
+    /// true; any other member is validated and skipped, and a second one of the same name refused.
+    private static func readMembers(
+        _ reader: inout JSONReader,
+        _ readKnown: (JSONStringToken, inout JSONReader) throws(JSONReadError) -> Bool
+    ) throws(JSONReadError) {
+        guard try reader.openObject() else { return }
+        var unknownKeys = UnknownKeys()
+        repeat {
+            let key = try reader.readKey()
+            if try !readKnown(key, &reader) { try unknownKeys.skip(key, &reader) }
+            reader.field = nil
+        } while try reader.nextMember()
     }
 
     /// Names the member about to be read, refusing it if it was already read in this object.

@@ -128,77 +128,45 @@ private final class LoadTally: Sendable {
 @Suite(.serialized) struct PeerResetTests {
     /// A write to a connection the peer has reset raises SIGPIPE, which kills a process that does
     /// not ignore it; the service must shrug and keep serving.
-    @Test func clientsResettingMidAnswerDoNotKillTheService() throws {
+    @Test func clientsResettingMidAnswerDoNotKillTheService() async throws {
         let service = try ServiceProcess(environment: ["LOG_LEVEL": "warn"])
         let ids = (1...100).map { "p\($0)" }.joined(separator: ",")
         for _ in 0..<50 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(service.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            #expect(connected == 0)
-            let request = Array("GET /products?ids=\(ids) HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            // Linger 0: close sends RST at once, so the service's next write fails.
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-            Glibc.close(fd)
+            let client = try RawClient(port: service.port)
+            try await client.sendRequest("/products?ids=\(ids)")
+            // Reset at once, so the service's next write fails.
+            client.reset()
         }
         #expect(service.process.isRunning)
-        let health = try HealthProbe.get(port: service.port, path: "/healthz")
-        #expect(health.hasPrefix("HTTP/1.1 200"))
+        #expect(try await oneShotGet(service.port, "/healthz").status == 200)
         service.signal(SIGTERM)
         #expect(service.waitForExit(seconds: 15) == 0)
     }
 }
 
-/// A blocking one-shot GET for process tests.
-enum HealthProbe {
-    static func get(port: Int, path: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw ServiceProcessError.didNotStart("connect failed: \(errno)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            answer.append(contentsOf: buffer[..<count])
-        }
-        return String(decoding: answer, as: UTF8.self)
-    }
+/// One GET on a connection of its own, which the service closes after answering.
+func oneShotGet(_ port: Int, _ path: String) async throws -> TestResponse {
+    let client = try RawClient(port: port, readTimeoutSeconds: 10)
+    defer { client.close() }
+    return try await client.request(path, headers: [("Connection", "close")])
 }
 
 /// Readiness as a load balancer sees it during a shutdown delay.
 @Suite(.serialized) struct ReadinessDuringShutdownTests {
-    @Test func readyzTurns503DuringTheShutdownDelayAndTheProcessStillExitsZero() throws {
+    @Test func readyzTurns503DuringTheShutdownDelayAndTheProcessStillExitsZero() async throws {
         let service = try ServiceProcess(environment: ["LOG_LEVEL": "warn", "SHUTDOWN_DELAY_SECONDS": "2"])
-        #expect(try HealthProbe.get(port: service.port, path: "/readyz").hasPrefix("HTTP/1.1 200"))
+        #expect(try await oneShotGet(service.port, "/readyz").status == 200)
         service.signal(SIGTERM)
         var sawNotReady = false
         let deadline = Date().addingTimeInterval(10)
         while !sawNotReady, Date() < deadline, service.process.isRunning {
-            let answer = (try? HealthProbe.get(port: service.port, path: "/readyz")) ?? ""
-            sawNotReady = answer.hasPrefix("HTTP/1.1 503") && answer.contains("application/problem+json")
+            if let answer = try? await oneShotGet(service.port, "/readyz") {
+                sawNotReady = answer.status == 503 && answer.header("Content-Type") == "application/problem+json"
+            }
         }
         #expect(sawNotReady)
         // Liveness still answers while draining: the process is healthy, just leaving.
-        #expect((try? HealthProbe.get(port: service.port, path: "/healthz"))?.hasPrefix("HTTP/1.1 200") == true)
+        #expect((try? await oneShotGet(service.port, "/healthz"))?.status == 200)
         #expect(service.waitForExit(seconds: 20) == 0)
     }
 }

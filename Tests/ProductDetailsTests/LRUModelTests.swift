@@ -3,21 +3,9 @@ import Testing
 
 /// Random operations on the O(1) linked LRU checked against a naive array model.
 struct LRUModelTests {
-    /// SplitMix64: a tiny deterministic generator, so a failing seed can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64])
     func matchesANaiveModel(seed: UInt64) {
-        var random = SeededGenerator(state: seed)
+        var random = SeededRandom(seed: seed)
         var entries = LRUEntries<Int, Int>()
         var model: [(key: Int, cost: Int)] = []  // most recently used first
         for _ in 0..<5_000 {

@@ -48,6 +48,14 @@ public final class RawClient: @unchecked Sendable {
         Glibc.close(fd)
     }
 
+    /// Closes with a TCP reset (linger 0): the server's next write to it fails.
+    public func reset() {
+        guard !isClosed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     /// Closes the sending side only.
     public func shutdownWrite() {
         Glibc.shutdown(fd, Int32(SHUT_WR))
