@@ -146,8 +146,10 @@ final class HTTPConnection {
         let request = HTTPRequest(head: head, body: body)
         var context = RequestContext(loop: owner.loop, receivedAt: .now)
         if let immediate = owner.server.immediateResponder, let response = immediate(request, &context) {
-            // Answered before this returns to the loop: no timer can fire meanwhile, so the
-            // idle timer stays armed.
+            // Answered before this returns to the loop, so no timer can fire meanwhile. The idle
+            // timer stays armed (it checks `idleSince`); a read timer was this request's, and the
+            // next request, perhaps begun in the same read, gets its own.
+            if timerPurpose == .request { disarmTimer() }
             answer(response, to: head)
             return
         }

@@ -58,4 +58,21 @@ struct ImmediateAnswerTests {
             #expect(idleFrom.duration(to: .now) >= .milliseconds(700), "closed after \(idleFrom.duration(to: .now)) idle")
         }
     }
+
+    /// The read timeout counts from a request's first byte. A request answered at once must take
+    /// its timer with it, or the next request, begun in the same read, would inherit its start.
+    @Test func aPipelinedRequestGetsAReadTimeoutOfItsOwn() async throws {
+        try await withServer(configure: { $0.requestReadTimeout = .seconds(1) }, routes: Self.routes) { _, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /now/1 HTTP/1.1\r\nHo")
+            try await Task.sleep(for: .milliseconds(700))
+            try await client.send("st: t\r\n\r\nGET /now/2 HTTP/1.1\r\nHo")
+            #expect(try await client.readResponse().text == "now 1")
+            try await Task.sleep(for: .milliseconds(700))
+            try await client.send("st: t\r\n\r\n")
+            let second = try await client.readResponse()
+            #expect(second.status == 200)
+            #expect(second.text == "now 2")
+        }
+    }
 }
