@@ -75,7 +75,8 @@ struct ProductRoutes {
         fields.field("Cache-Status") { appendCacheStatus(answer.cache, to: &$0) }
         if document.status == 200 {
             fields.add("ETag", document.etag)
-            if EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
+            if request.headers.contains("If-None-Match"),
+               EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
                 return HTTPResponse(status: .notModified, fields: fields)
             }
             fields.add("Content-Type", "application/json")

@@ -20,19 +20,21 @@ enum RequestIdentity {
     /// collide across processes, without a `getrandom` call per request.
     static func make() -> String {
         let sequence = UInt64(truncatingIfNeeded: counter.wrappingAdd(1, ordering: .relaxed).newValue)
-        return hex(prefix) + hex(sequence)
+        // One allocation: the id is longer than a small string, so each piece would be one.
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            writeHex(prefix, into: buffer, at: 0)
+            writeHex(sequence, into: buffer, at: 16)
+            return 32
+        }
     }
 
     private static let prefix = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<Int>(0)
     private static let digits = Array("0123456789abcdef".utf8)
 
-    private static func hex(_ value: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                buffer[index] = digits[Int((value >> UInt64(60 - index * 4)) & 0xF)]
-            }
-            return 16
+    private static func writeHex(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for index in 0..<16 {
+            buffer[start + index] = digits[Int((value >> UInt64(60 - index * 4)) & 0xF)]
         }
     }
 }

@@ -5,9 +5,9 @@ import HTTP1
 public struct HTTPRequest: Sendable {
     public var head: HTTPRequestHead
     public var body: [UInt8]
-    public var pathParameters: [String: String]
+    public var pathParameters: PathParameters
 
-    public init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: [String: String] = [:]) {
+    public init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: PathParameters = PathParameters()) {
         self.head = head
         self.body = body
         self.pathParameters = pathParameters

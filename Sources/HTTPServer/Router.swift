@@ -7,7 +7,7 @@ public struct Router: Sendable {
 
     /// The outcome of matching one request.
     public enum Match: Sendable {
-        case found(RouteHandler, parameters: [String: String], pattern: String)
+        case found(RouteHandler, parameters: PathParameters, pattern: String)
         case methodNotAllowed(allow: [HTTPMethod])
         case notFound
     }
@@ -59,16 +59,16 @@ public struct Router: Sendable {
     }
 
     private enum Lookup {
-        case route(Route, parameters: [String: String])
+        case route(Route, parameters: PathParameters)
         /// The path exists, not for this method.
         case otherMethods(RouteNode)
         case none
     }
 
     private func lookup(method: HTTPMethod, path: String) -> Lookup {
-        var parameters: [String: String] = [:]
+        var parameters = PathParameters()
         guard path.hasPrefix("/"), let node = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
-        if let route = node.handlers[method] ?? (method == .head ? node.handlers[.get] : nil) {
+        if let route = node.route(for: method) ?? (method == .head ? node.route(for: .get) : nil) {
             return .route(route, parameters: parameters)
         }
         return node.handlers.isEmpty ? .none : .otherMethods(node)
@@ -77,7 +77,7 @@ public struct Router: Sendable {
     /// The request and context as the route's handlers see them: with its path parameters, and
     /// naming the route.
     private static func bind(
-        _ request: HTTPRequest, _ context: RequestContext, to route: Route, _ parameters: [String: String]
+        _ request: HTTPRequest, _ context: RequestContext, to route: Route, _ parameters: PathParameters
     ) -> (HTTPRequest, RequestContext) {
         var request = request
         request.pathParameters = parameters
@@ -87,7 +87,7 @@ public struct Router: Sendable {
     }
 
     private static func allowedMethods(_ node: RouteNode) -> [HTTPMethod] {
-        var allow = Set(node.handlers.keys)
+        var allow = Set(node.handlers.map(\.method))
         if allow.contains(.get) { allow.insert(.head) }
         return allow.sorted { $0.rawValue < $1.rawValue }
     }
@@ -137,12 +137,18 @@ private struct RouteNode: Sendable {
     var literals: [(segment: String, node: RouteNode)] = []
     var parameterName: String?
     var parameterChild: [RouteNode] = []
-    var handlers: [HTTPMethod: Route] = [:]
+    /// A few methods per path: scanned, not hashed (hashing the method's name cost more).
+    var handlers: [(method: HTTPMethod, route: Route)] = []
+
+    func route(for method: HTTPMethod) -> Route? {
+        for entry in handlers where entry.method == method { return entry.route }
+        return nil
+    }
 
     mutating func insert(_ segments: ArraySlice<Substring>, method: HTTPMethod, route: Route) {
         guard let first = segments.first else {
-            precondition(handlers[method] == nil, "duplicate route \(method) \(route.pattern)")
-            handlers[method] = route
+            precondition(self.route(for: method) == nil, "duplicate route \(method) \(route.pattern)")
+            handlers.append((method, route))
             return
         }
         let rest = segments.dropFirst()
@@ -176,7 +182,7 @@ private struct RouteNode: Sendable {
 
     /// Walks the path's bytes segment by segment; `path` is what follows a "/" (or is empty at
     /// the end of the path). No array of segments is built.
-    func find(_ path: Substring.UTF8View, parameters: inout [String: String]) -> RouteNode? {
+    func find(_ path: Substring.UTF8View, parameters: inout PathParameters) -> RouteNode? {
         let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
         let first = path[path.startIndex..<end]
         let atEnd = end == path.endIndex

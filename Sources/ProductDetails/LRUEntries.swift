@@ -33,16 +33,26 @@ struct LRUEntries<Key: Hashable, Value> {
 
     var count: Int { slotByKey.count }
 
-    /// The entry for `key`, without changing its recency.
-    func peek(_ key: Key) -> CacheEntry<Key, Value>? {
-        slotByKey[key].flatMap { slots[$0].entry }
+    /// Where `key`'s entry is, for ``entry(at:)`` and ``touch(at:)``: a lookup that reads and then
+    /// touches hashes the key once.
+    func position(of key: Key) -> Int? {
+        slotByKey[key]
+    }
+
+    func entry(at position: Int) -> CacheEntry<Key, Value>? {
+        slots[position].entry
+    }
+
+    /// Moves the entry at `position` to the most recently used end.
+    mutating func touch(at position: Int) {
+        unlink(position)
+        linkAtFront(position)
     }
 
     /// The entry for `key`, moved to the most recently used position.
     mutating func touch(_ key: Key) -> CacheEntry<Key, Value>? {
         guard let slot = slotByKey[key] else { return nil }
-        unlink(slot)
-        linkAtFront(slot)
+        touch(at: slot)
         return slots[slot].entry
     }
 

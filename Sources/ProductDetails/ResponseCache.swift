@@ -61,10 +61,12 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     public func lookup(_ key: Key) -> CacheLookup<Value> {
         let now = time.now
         let (result, expired) = state.withLock { state -> (CacheLookup<Value>, Bool) in
-            guard let entry = state.entries.peek(key) else { return (.miss, false) }
+            guard let position = state.entries.position(of: key), let entry = state.entries.entry(at: position) else {
+                return (.miss, false)
+            }
             let age = now - entry.storedAt
             if age < entry.freshFor {
-                _ = state.entries.touch(key)
+                state.entries.touch(at: position)
                 return (.fresh(entry.value, remaining: entry.freshFor - age), false)
             }
             let staleness = age - entry.freshFor
@@ -74,7 +76,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
                 state.entries.remove(key)
                 return (.miss, true)
             }
-            _ = state.entries.touch(key)
+            state.entries.touch(at: position)
             return (.stale(entry.value, age: staleness, revalidate: revalidate, usableOnError: usableOnError), false)
         }
         if expired { events.eviction(reason: "expired") }

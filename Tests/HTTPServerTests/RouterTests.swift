@@ -20,7 +20,7 @@ struct RouterTests {
     static func outcome(_ method: HTTPMethod, _ path: String) -> String {
         switch router().match(method: method, path: path) {
         case .found(_, let parameters, let pattern):
-            return pattern + parameters.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+            return pattern + parameters.sorted { $0.name < $1.name }.map { " \($0.name)=\($0.value)" }.joined()
         case .methodNotAllowed(let allow):
             return "405 " + allow.map(\.rawValue).joined(separator: ",")
         case .notFound:
@@ -90,5 +90,34 @@ struct RouterImmediateTests {
     func dispatchesImmediately(_ method: HTTPMethod, _ path: String, _ expected: String) throws {
         let got = try Self.immediately(method, path)
         #expect(got == expected, "got \(got)")
+    }
+}
+
+@Suite("Path parameters")
+struct PathParametersTests {
+    @Test func storesReplacesAndRemovesInOrder() {
+        var parameters = PathParameters()
+        #expect(parameters.isEmpty && parameters["id"] == nil)
+        parameters["id"] = "p1"
+        parameters["part"] = "reviews"
+        parameters["page"] = "2"
+        #expect(parameters.count == 3)
+        #expect(parameters.map(\.name) == ["id", "part", "page"])
+        parameters["part"] = "suggested"
+        #expect(parameters["part"] == "suggested" && parameters.count == 3)
+        parameters["id"] = nil
+        #expect(parameters.map(\.name) == ["part", "page"])
+        #expect(parameters["id"] == nil && parameters["page"] == "2")
+        parameters["page"] = nil
+        parameters["part"] = nil
+        #expect(parameters.isEmpty && parameters.count == 0)
+    }
+
+    @Test func equalityIgnoresOrder() {
+        let one: PathParameters = ["a": "1", "b": "2"]
+        let other: PathParameters = ["b": "2", "a": "1"]
+        #expect(one == other)
+        #expect(one != ["a": "1"])
+        #expect(one != ["a": "1", "b": "3"])
     }
 }
