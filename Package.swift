@@ -35,7 +35,7 @@ let package = Package(
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),

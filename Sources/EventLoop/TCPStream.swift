@@ -70,8 +70,36 @@ public final class TCPStream: LoopHandle {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    private func queueWrite(_ bytes: UnsafeRawBufferPointer) {
-        let request = WriteRequest.make(copying: bytes)
+    /// Writes `head` then `body` with one system call (`writev`), so a large body is not copied
+    /// behind its head first. What the kernel does not take is queued as one copy.
+    public func write(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) {
+        guard !isClosing else { return }
+        guard head.count > 0, body.count > 0 else {
+            write(head.count > 0 ? head : body)
+            return
+        }
+        var buffers = (
+            uv_buf_init(UnsafeMutablePointer(mutating: head.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(head.count)),
+            uv_buf_init(UnsafeMutablePointer(mutating: body.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(body.count)))
+        let written = withUnsafeMutableBytes(of: &buffers) { raw in
+            Int(uv_try_write(stream, raw.baseAddress!.assumingMemoryBound(to: uv_buf_t.self), 2))
+        }
+        if written == head.count + body.count { return }
+        if written < 0, written != Int(UV_EAGAIN.rawValue) { return }
+        let offset = max(written, 0)
+        if offset >= head.count {
+            queueWrite(UnsafeRawBufferPointer(rebasing: body[(offset - head.count)...]))
+        } else {
+            queueWrite(UnsafeRawBufferPointer(rebasing: head[offset...]), then: body)
+        }
+    }
+
+    public func write(_ head: [UInt8], _ body: [UInt8]) {
+        head.withUnsafeBytes { head in body.withUnsafeBytes { write(head, $0) } }
+    }
+
+    private func queueWrite(_ bytes: UnsafeRawBufferPointer, then more: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        let request = WriteRequest.make(copying: bytes, more)
         let rc = uv_write(request.request, stream, &request.request.pointee.bufferStorage, 1, tcpStreamWrote)
         if rc < 0 { request.free() }
     }
@@ -131,15 +159,19 @@ public final class TCPStream: LoopHandle {
 private struct WriteRequest {
     let request: UnsafeMutablePointer<WriteRequestLayout>
 
-    static func make(copying bytes: UnsafeRawBufferPointer) -> WriteRequest {
+    static func make(copying bytes: UnsafeRawBufferPointer, _ more: UnsafeRawBufferPointer) -> WriteRequest {
+        let total = bytes.count + more.count
         let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: MemoryLayout<WriteRequestLayout>.stride + bytes.count, alignment: 16)
+            byteCount: MemoryLayout<WriteRequestLayout>.stride + total, alignment: 16)
         let layout = raw.bindMemory(to: WriteRequestLayout.self, capacity: 1)
         let payload = raw + MemoryLayout<WriteRequestLayout>.stride
         payload.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        if let rest = more.baseAddress, more.count > 0 {
+            (payload + bytes.count).copyMemory(from: rest, byteCount: more.count)
+        }
         layout.initialize(to: WriteRequestLayout(
             write: uv_write_t(),
-            bufferStorage: uv_buf_init(payload.assumingMemoryBound(to: CChar.self), UInt32(bytes.count))))
+            bufferStorage: uv_buf_init(payload.assumingMemoryBound(to: CChar.self), UInt32(total))))
         return WriteRequest(request: layout)
     }
 

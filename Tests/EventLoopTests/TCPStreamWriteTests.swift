@@ -1,0 +1,51 @@
+import EventLoop
+import Testing
+import TestSupport
+
+@Suite("TCP stream writes")
+struct TCPStreamWriteTests {
+    /// The loop's side of the test, kept alive until the group shuts down; touched only on the loop
+    /// thread (inside the listener's task and its accept callback).
+    final class Handles: @unchecked Sendable {
+        var listener: TCPListener?
+        var accepted: [TCPStream] = []
+    }
+
+    static func pattern(_ count: Int, seed: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: ($0 &+ seed) % 251) }
+    }
+
+    /// Nobody reads while both head-and-body writes are made, so the kernel takes part of the first
+    /// and the second finds output queued: its head and body are queued together, and everything
+    /// must arrive in order, byte for byte.
+    @Test func headAndBodyWritesQueuedBehindOthersArriveInOrder() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let parts = [Array("first head\r\n".utf8), Self.pattern(6 << 20, seed: 1), Array("second head\r\n".utf8), Self.pattern(6 << 20, seed: 2)]
+        let handles = Handles()
+        let (queuedAfterWriting, report) = AsyncStream.makeStream(of: Int.self)
+        let port = try await Task(executorPreference: loop) { () throws -> Int in
+            let listener = try TCPListener(loop: loop, address: try SocketAddress(ip: "127.0.0.1", port: 0), reusePort: false) { stream in
+                handles.accepted.append(stream)
+                stream.write(parts[0], parts[1])
+                stream.write(parts[2], parts[3])
+                report.yield(stream.queuedWriteBytes)
+                stream.closeAfterFlush()
+            }
+            handles.listener = listener
+            return listener.port
+        }.value
+        let client = try await RawClient.connect(port: port, readTimeoutSeconds: 60)
+        var reports = queuedAfterWriting.makeAsyncIterator()
+        let queued = await reports.next() ?? 0
+        #expect(queued > parts[2].count + parts[3].count, "the second write should have waited whole behind the first")
+        let (bytes, wasReset) = try await client.readUntilClosed()
+        #expect(!wasReset)
+        let expected = parts.flatMap { $0 }
+        // Compared outside #expect, whose failure message would print 12 MiB arrays.
+        let intact = bytes == expected
+        #expect(bytes.count == expected.count)
+        #expect(intact)
+    }
+}
