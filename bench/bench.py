@@ -5,7 +5,13 @@ Starts everything it needs on 127.0.0.1 (ephemeral ports), runs wrk scenarios, p
 with requests per second, p50/p99 latency, server CPU microseconds per request and peak RSS, each
 also as a ratio to the nginx ceiling measured in the same run, and stops everything it started.
 
-Usage: bench/bench.py [--duration SECONDS] [--scenarios healthz,hot,miss,herd,memory,stub-miss]
+Both servers get the same number of worker threads (LOOPS, default 1, against nginx's
+worker_processes): wrk needs a core of its own, and a third busy thread on two cores measures the
+scheduler, not the server. Throughput figures are medians of BENCH_ROUNDS short runs that
+alternate between nginx and us, so a noisy neighbour hits both sides alike.
+
+Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N]
+                      [--scenarios healthz,hot,miss,herd,memory,stub-miss]
 """
 import argparse
 import json
@@ -14,6 +20,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -128,6 +135,30 @@ def measure(process, url, connections, duration, script=None):
     return result
 
 
+def median_of(results):
+    """One result standing for several runs: the median of each figure."""
+    merged = {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99", "cpu_us")}
+    merged["requests"] = sum(r["requests"] for r in results)
+    merged["non2xx"] = sum(r["non2xx"] for r in results)
+    merged["socket_errors"] = "; ".join(r["socket_errors"] for r in results if r["socket_errors"])
+    merged["rss_mib"] = max(r["rss_mib"] for r in results)
+    return merged
+
+
+def alternate(sides, duration, rounds):
+    """Measures each (process, url, script) side `rounds` times, taking turns and swapping who goes
+    first every round; returns each side's medians."""
+    runs = [[] for _ in sides]
+    for round_index in range(rounds):
+        order = list(range(len(sides)))
+        if round_index % 2:
+            order.reverse()
+        for index in order:
+            process, url, script = sides[index]
+            runs[index].append(measure(process, url, 64, duration, script))
+    return [median_of(results) for results in runs]
+
+
 def lua_paths(directory, name, paths):
     path = os.path.join(directory, name)
     with open(path, "w") as f:
@@ -137,7 +168,7 @@ def lua_paths(directory, name, paths):
 
 
 NGINX_CONF = """
-worker_processes 1;
+worker_processes {workers};
 daemon off;
 error_log {dir}/error.log warn;
 pid {dir}/nginx.pid;
@@ -161,10 +192,10 @@ http {{
 """
 
 
-def start_nginx(directory, access_log="off"):
+def start_nginx(directory, workers=1, access_log="off"):
     port = free_port()
     with open(os.path.join(directory, "nginx.conf"), "w") as f:
-        f.write(NGINX_CONF.format(dir=directory, port=port, access_log=access_log))
+        f.write(NGINX_CONF.format(dir=directory, port=port, access_log=access_log, workers=workers))
     process = Process(["nginx", "-c", os.path.join(directory, "nginx.conf"), "-p", directory])
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     process.add_children()
@@ -219,12 +250,15 @@ def row(name, ours, ceiling, extra=""):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "8")))
+    parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "5")),
+                        help="seconds per run (throughput scenarios run BENCH_ROUNDS runs per side)")
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
     parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,miss,herd,memory"))
-    parser.add_argument("--loops", default=os.environ.get("LOOPS", ""))
+    parser.add_argument("--loops", type=int, default=int(os.environ.get("LOOPS", "1")),
+                        help="the service's loops and nginx's workers")
     args = parser.parse_args()
     scenarios = args.scenarios.split(",")
-    loops = {"LOOPS": args.loops} if args.loops else {}
+    loops = {"LOOPS": str(args.loops)}
     work = tempfile.mkdtemp(prefix="pd-bench-")
     # nginx's worker drops to an unprivileged user: it must be able to read what we export.
     os.chmod(work, 0o755)
@@ -236,14 +270,14 @@ def main():
         started.append(stub)
         ids = [f"p{i}" for i in range(1, 5001)]
         export_upstream(stub_port, work, ids)
-        nginx, nginx_port = start_nginx(work)
+        nginx, nginx_port = start_nginx(work, workers=args.loops)
         started.append(nginx)
 
         if "healthz" in scenarios:
             service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", **loops})
             started.append(service)
-            ceiling = measure(nginx, f"http://127.0.0.1:{nginx_port}/healthz", 64, args.duration)
-            ours = measure(service, f"http://127.0.0.1:{port}/healthz", 64, args.duration)
+            ceiling, ours = alternate([(nginx, f"http://127.0.0.1:{nginx_port}/healthz", None),
+                                       (service, f"http://127.0.0.1:{port}/healthz", None)], args.duration, args.rounds)
             lines.append(row("healthz (c64)", ours, ceiling))
             service.stop()
             started.remove(service)
@@ -254,8 +288,8 @@ def main():
             hot = ids[:100]
             export_pages(port, work, hot)
             script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in hot])
-            ceiling_hot = measure(nginx, f"http://127.0.0.1:{nginx_port}", 64, args.duration, script)
-            ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
+            ceiling_hot, ours = alternate([(nginx, f"http://127.0.0.1:{nginx_port}", script),
+                                           (service, f"http://127.0.0.1:{port}", script)], args.duration, args.rounds)
             lines.append(row("hot: 100 ids cached (c64)", ours, ceiling_hot))
             service.stop()
             started.remove(service)
@@ -270,8 +304,8 @@ def main():
             if ceiling_hot is None:
                 export_pages(port, work, ids[:100])
                 hot_script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in ids[:100]])
-                ceiling_hot = measure(nginx, f"http://127.0.0.1:{nginx_port}", 64, args.duration, hot_script)
-            ours = measure(service, f"http://127.0.0.1:{port}", 64, args.duration, script)
+                ceiling_hot = alternate([(nginx, f"http://127.0.0.1:{nginx_port}", hot_script)], args.duration, args.rounds)[0]
+            ours = alternate([(service, f"http://127.0.0.1:{port}", script)], args.duration, args.rounds)[0]
             _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
             opened = int(re.search(rb"upstream_connections_opened_total (\d+)", metrics).group(1))
             upstream = sum(int(v) for v in re.findall(rb'upstream_requests_total\{[^}]*\} (\d+)', metrics))
@@ -337,8 +371,9 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     print()
-    print(f"product-details vs nginx (1 worker), wrk -t1, {args.duration}s per run, {os.cpu_count()} cores; "
-          f"ratios are ours / nginx in the same run")
+    workers = f"{args.loops} worker{'s' if args.loops > 1 else ''}"
+    print(f"product-details (LOOPS={args.loops}) vs nginx ({workers}), wrk -t1 on the same {os.cpu_count()} cores; "
+          f"medians of {args.rounds} alternating runs of {args.duration}s; ratios are ours / nginx in the same run")
     print()
     print("| scenario | req/s (ratio) | p50 / p99 (p99 ratio) | CPU us/req (ratio) | peak RSS MiB | nginx req/s | nginx p50 / p99 | nginx CPU us/req | notes |")
     print("|---|---|---|---|---|---|---|---|---|")
