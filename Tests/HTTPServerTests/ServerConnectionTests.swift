@@ -113,20 +113,6 @@ struct ServerConnectionTests {
         }
     }
 
-    /// The second answer finds the first still queued, so its head and body are queued together:
-    /// both must arrive byte for byte, in order.
-    @Test func pipelinedLargeAnswersArriveIntactAndInOrder() async throws {
-        try await withServer(routes: standardRoutes) { _, port in
-            let client = try await RawClient.connect(port: port, readTimeoutSeconds: 120)
-            let sizes = [1024 * 1024 + 7, 3 * 1024 * 1024 + 1]
-            try await client.send(sizes.map { "GET /big/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
-            for size in sizes {
-                let response = try await client.readResponse()
-                #expect(response.body == (0..<size).map { UInt8($0 % 251) })
-            }
-        }
-    }
-
     @Test func unknownPathsAndMethodsGetProblems() async throws {
         try await withServer(routes: standardRoutes) { _, port in
             let client = try await RawClient.connect(port: port)
