@@ -14,14 +14,15 @@ struct FrontHandler: Sendable {
     func respondImmediately(to request: HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
         context.requestID = RequestIdentity.identify(request)
         let record = logger.logsRequests ? RequestRecord() : nil
-        let answered: (response: HTTPResponse, route: String)?
+        var answered: (response: HTTPResponse, route: String)?
         if let record {
             answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(request, context: context) }
         } else {
             answered = router.dispatchImmediately(request, context: context)
         }
-        guard let answered else { return nil }
-        return finish(answered.response, route: answered.route, request: request, context: context, record: record)
+        guard answered != nil else { return nil }
+        finish(&answered!.response, route: answered!.route, request: request, context: context, record: record)
+        return answered?.response
     }
 
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
@@ -29,19 +30,21 @@ struct FrontHandler: Sendable {
         if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
         // The record only feeds the request's log line: without one, no task-local is bound.
         let record = logger.logsRequests ? RequestRecord() : nil
-        let answered: (response: HTTPResponse, route: String)
+        var answered: (response: HTTPResponse, route: String)
         if let record {
             answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
         } else {
             answered = await router.dispatch(request, context: context)
         }
-        return finish(answered.response, route: answered.route, request: request, context: context, record: record)
+        finish(&answered.response, route: answered.route, request: request, context: context, record: record)
+        return answered.response
     }
 
+    /// Adds the request id and records the answer. In place: a copy of the response would share
+    /// its field block, and adding a field would copy the block.
     private func finish(
-        _ response: HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
-    ) -> HTTPResponse {
-        var response = response
+        _ response: inout HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
+    ) {
         response.fields.add("X-Request-ID", context.requestID)
         let duration = context.receivedAt.duration(to: .now)
         metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
@@ -50,6 +53,5 @@ struct FrontHandler: Sendable {
                 method: request.method.rawValue, route: route, status: response.status.code, duration: duration,
                 cache: record.cacheResult, upstreamAttempts: record.upstreamAttempts, requestID: context.requestID)
         }
-        return response
     }
 }

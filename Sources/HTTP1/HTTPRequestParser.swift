@@ -111,13 +111,14 @@ public struct HTTPRequestParser: Sendable {
         return (.head(head), offset)
     }
 
-    /// Applies the message-level rules that need the whole header section.
+    /// Applies the message-level rules that need the whole header section. Fields that take part
+    /// in them were noted while reading, so absent ones cost no scan.
     private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         let headers = headerReader.headers
-        let hostCount = headers.count(of: "host")
-        if hostCount > 1 { throw .duplicateHost }
-        if hostCount == 0 && version == .http1_1 { throw .missingHost }
-        if let host = headers["host"], !HostValidator.isValidHostField(host) { throw .invalidHost }
+        let noted = headerReader.framingFields
+        if noted.hostCount > 1 { throw .duplicateHost }
+        if noted.hostCount == 0 && version == .http1_1 { throw .missingHost }
+        if let host = noted.host, !HostValidator.isValidHostField(host) { throw .invalidHost }
         return HTTPRequestHead(
             method: method,
             target: target,
@@ -125,12 +126,12 @@ public struct HTTPRequestParser: Sendable {
             query: requestTarget.query,
             version: version,
             headers: headers,
-            keepAlive: MessageFraming.keepAlive(version: version, headers: headers),
-            expectsContinue: version == .http1_1 && headers.contains { field in
+            keepAlive: noted.hasConnection ? MessageFraming.keepAlive(version: version, headers: headers) : version == .http1_1,
+            expectsContinue: noted.hasExpect && version == .http1_1 && headers.contains { field in
                 ASCII.equalsIgnoringCase(field.name.utf8, "expect".utf8)
                     && ASCII.equalsIgnoringCase(field.value.utf8, "100-continue".utf8)
             },
-            framing: try framing(of: headers))
+            framing: noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers) : .none)
     }
 
     private func framing(of headers: HTTPHeaders) throws(HTTPParseError) -> BodyFraming {

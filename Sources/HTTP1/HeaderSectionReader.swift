@@ -5,6 +5,7 @@
 struct HeaderSectionReader: Sendable {
     private var scanner = FieldLineScanner()
     private(set) var headers = HTTPHeaders()
+    private(set) var framingFields = FramingFields()
     /// Bytes of complete field lines so far, each including its CRLF.
     private(set) var bytesUsed: Int
     private(set) var fieldCount: Int
@@ -37,9 +38,10 @@ struct HeaderSectionReader: Sendable {
                 fieldCount += 1
                 guard fieldCount <= maxCount else { throw .tooManyHeaders }
                 bytesUsed += next - offset
-                headers.add(
-                    name: String(decoding: UnsafeRawBufferPointer(rebasing: input[name]), as: UTF8.self),
-                    value: String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self))
+                let valueText = String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self)
+                let nameBytes = UnsafeRawBufferPointer(rebasing: input[name])
+                framingFields.note(name: nameBytes, value: valueText)
+                headers.add(name: String(decoding: nameBytes, as: UTF8.self), value: valueText)
                 offset = next
             }
         }
