@@ -10,11 +10,11 @@ struct FramingFields: Sendable {
     private(set) var hasTransferEncoding = false
     private(set) var hasExpect = false
 
-    mutating func note(name: UnsafeRawBufferPointer, value: @autoclosure () -> String) {
+    mutating func note(name: UnsafeRawBufferPointer, value: String) {
         switch name.count {
         case 4 where Self.matches(name, "host"):
             hostCount += 1
-            if host == nil { host = value() }
+            if host == nil { host = value }
         case 6 where Self.matches(name, "expect"): hasExpect = true
         case 10 where Self.matches(name, "connection"): hasConnection = true
         case 14 where Self.matches(name, "content-length"): hasContentLength = true
