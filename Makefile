@@ -17,11 +17,12 @@ release: deps
 run: release
 	.build/release/product-details
 
-## Builds with warnings as errors, then runs every test, then checks the running service against
+## Builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
+## with the issues, a short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/contract-test.sh
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} scripts/fuzz.sh
 
