@@ -65,9 +65,10 @@ final class ServiceMetrics: ServiceEvents {
 
     // MARK: HTTP requests
 
-    /// Counts one answered request and its duration; called on the connection's loop.
+    /// Counts one answered request and its duration; called on the connection's loop, or off it
+    /// by a handler that outlived its stopped loop, which finds its series without the loop's cache.
     func request(on loop: EventLoop, route: String, method: String, status: Int, duration: Duration) {
-        let cache = requestSeries.value(on: loop) { RequestSeriesCache() }
+        let cache = loop.inLoop ? requestSeries.value(on: loop) { RequestSeriesCache() } : RequestSeriesCache()
         cache.series(route: route, method: Self.methodLabel(method), status: status, registry: registry).record(duration)
     }
 

@@ -39,6 +39,8 @@ public final class HTTPClient: Sendable {
         on loop: EventLoop, method: HTTPMethod, origin: Origin, path: String, headers: HTTPHeaders, timeout: Duration
     ) async -> RequestExchange.Outcome {
         if Task.isCancelled { return .failure(.cancelled) }
+        // A task preferring a stopped loop runs on the global pool: the loop's pools are gone.
+        guard loop.inLoop else { return .failure(.shutdown) }
         let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)

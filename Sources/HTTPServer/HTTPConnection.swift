@@ -169,6 +169,9 @@ final class HTTPConnection {
         // right here) measured no different on the hot path and needs re-entrancy care.
         handlerTask = Task(executorPreference: owner.loop) {
             let response = await responder(request, handlerContext)
+            // Off the loop only when the loop stopped under a running handler (the process is
+            // shutting down): the connection closed with the loop, so no one waits for this.
+            guard bound.loop.inLoop else { return }
             bound.value.answer(response, to: head)
         }
     }

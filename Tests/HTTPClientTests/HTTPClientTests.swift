@@ -112,6 +112,18 @@ struct HTTPClientTests {
         }
     }
 
+    /// A load still running when the app's loops stop may try one more request: it must fail as
+    /// a shut-down client, not run the pool's loop-confined code on a pool thread (it trapped:
+    /// "LoopLocal used off its loop").
+    @Test func requestsAfterTheLoopsStoppedFailAsShutdown() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let client = HTTPClient(group: group)
+        group.shutdown()
+        await #expect(throws: HTTPClientError(.shutdown, "")) {
+            _ = try await client.get(Origin(host: "127.0.0.1", port: 9), path: "/", timeout: .seconds(5))
+        }
+    }
+
     @Test func refusedConnectionsFailFast() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }

@@ -6,18 +6,28 @@ import TestSupport
 
 @Suite("Graceful shutdown")
 struct ServerShutdownTests {
-    @Test func inFlightRequestFinishesAndNewConnectionsAreRefused() async throws {
-        let handlerStarted = Gate()
-        let handlerMayFinish = Gate()
+    static let loopback: ServerConfiguration = {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        var router = Router()
+        return configuration
+    }()
+
+    /// `GET /slow` opens `started`, then answers `text` once `mayFinish` opens.
+    static func slowRoute(_ router: inout Router, started: Gate, mayFinish: Gate, text: String) {
         router.add(.get, "/slow") { _, _ in
-            handlerStarted.open()
-            await handlerMayFinish.wait()
-            return .text(.ok, "finished")
+            started.open()
+            await mayFinish.wait()
+            return .text(.ok, text)
         }
+    }
+
+    @Test func inFlightRequestFinishesAndNewConnectionsAreRefused() async throws {
+        let handlerStarted = Gate()
+        let handlerMayFinish = Gate()
+        let configuration = Self.loopback
+        var router = Router()
+        Self.slowRoute(&router, started: handlerStarted, mayFinish: handlerMayFinish, text: "finished")
         router.add(.get, "/ready") { _, _ in .text(.ok, "ready") }
         let routes = router
         let group = try EventLoopGroup(loopCount: 2)
@@ -44,6 +54,37 @@ struct ServerShutdownTests {
         #expect(answer.text == "finished")
         #expect(answer.header("Connection") == "close")
         await shutdown.value
+        #expect(server.openConnections == 0)
+    }
+
+    /// A handler still running when its loops stop (an app stopping under a slow load) ends on
+    /// some pool thread: it must neither touch its connection there nor keep its request slot.
+    /// (It trapped: "LoopBound value read off its loop".)
+    @Test func aHandlerOutlivingItsLoopsEndsQuietly() async throws {
+        let handlerStarted = Gate()
+        let handlerMayFinish = Gate()
+        var router = Router()
+        Self.slowRoute(&router, started: handlerStarted, mayFinish: handlerMayFinish, text: "too late")
+        let routes = router
+        let group = try EventLoopGroup(loopCount: 1)
+        let handlerReturned = Gate()
+        let server = HTTPServer(group: group, configuration: Self.loopback) { request, context in
+            let response = await routes.respond(to: request, context: context)
+            handlerReturned.open()
+            return response
+        }
+        let port = try await server.start()
+        let client = try await RawClient.connect(port: port)
+        try await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        await handlerStarted.wait()
+        await server.shutdown(grace: .zero)
+        group.shutdown()
+        #expect(try await client.readsEndOfStream())
+        handlerMayFinish.open()
+        await handlerReturned.wait()
+        // The connection's closing already gave the slot back; the late answer takes nothing.
+        for _ in 0..<100 { await Task.yield() }
+        #expect(server.inFlightRequests == 0)
         #expect(server.openConnections == 0)
     }
 
