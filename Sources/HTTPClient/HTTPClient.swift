@@ -24,8 +24,15 @@ public final class HTTPClient: Sendable {
         _ method: HTTPMethod = .get, _ origin: Origin, path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
         let loop = group.any()
-        let outcome: RequestExchange.Outcome = await withTaskExecutorPreference(loop) {
-            await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+        let outcome: RequestExchange.Outcome
+        if loop.inLoop {
+            // Already on the loop (a handler's load): a preference pushed and popped per call
+            // costs task-status locking and buys nothing.
+            outcome = await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+        } else {
+            outcome = await withTaskExecutorPreference(loop) {
+                await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+            }
         }
         return try outcome.get()
     }
