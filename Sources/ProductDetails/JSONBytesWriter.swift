@@ -18,22 +18,26 @@ struct JSONBytesWriter {
     }
 
     mutating func string(_ value: String) {
+        var value = value
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x00..<0x20:
-                raw("\\u00")
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default:
-                bytes.append(byte)
+        // Runs that need no escaping (nearly all text) are appended whole.
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                if byte < 0x20 {
+                    raw("\\u00")
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                } else {
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(byte)
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
