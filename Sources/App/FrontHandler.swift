@@ -9,11 +9,11 @@ struct FrontHandler: Sendable {
     let logger: Logger
 
     /// On the loop thread, before any task: the routes that can answer without waiting (a
-    /// cached page, health, 404) do so here. Otherwise nil, with the request id already in
-    /// `context` for `respond`.
+    /// cached page, health, 404) do so here. Otherwise nil, and `respond` follows.
     func respondImmediately(to request: HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
-        context.requestID = RequestIdentity.identify(request)
         let record = logger.logsRequests ? RequestRecord() : nil
+        // Only a log line needs the id as text; else `finish` writes it into the answer's fields.
+        if record != nil { context.requestID = RequestIdentity.identify(request) }
         var answered: (response: HTTPResponse, route: String)?
         if let record {
             answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(request, context: context) }
@@ -45,7 +45,11 @@ struct FrontHandler: Sendable {
     private func finish(
         _ response: inout HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
     ) {
-        response.fields.add("X-Request-ID", context.requestID)
+        if context.requestID.isEmpty {
+            RequestIdentity.addField(for: request, to: &response.fields)
+        } else {
+            response.fields.add("X-Request-ID", context.requestID)
+        }
         let duration = context.receivedAt.duration(to: .now)
         metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
         if let record {

@@ -16,16 +16,34 @@ enum RequestIdentity {
         return make()
     }
 
+    /// Adds the request's `X-Request-ID` to an answer, a new id written straight into the field
+    /// block: an answer given at once needs the id nowhere else, so no String is made for it.
+    static func addField(for request: HTTPRequest, to fields: inout FieldBlock) {
+        if let incoming = request.headers["X-Request-ID"], isUsable(incoming) {
+            fields.add("X-Request-ID", incoming)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            writeNew(into: buffer)
+            fields.add("X-Request-ID", bytes: UnsafeBufferPointer(buffer))
+        }
+    }
+
     /// A random per-process prefix and a counter: unique within the process and unlikely to
     /// collide across processes, without a `getrandom` call per request.
     static func make() -> String {
-        let sequence = UInt64(truncatingIfNeeded: counter.wrappingAdd(1, ordering: .relaxed).newValue)
         // One allocation: the id is longer than a small string, so each piece would be one.
-        return String(unsafeUninitializedCapacity: 32) { buffer in
-            writeHex(prefix, into: buffer, at: 0)
-            writeHex(sequence, into: buffer, at: 16)
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            writeNew(into: buffer)
             return 32
         }
+    }
+
+    /// 32 hex digits of a new id into `buffer` (at least 32 bytes).
+    private static func writeNew(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let sequence = UInt64(truncatingIfNeeded: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+        writeHex(prefix, into: buffer, at: 0)
+        writeHex(sequence, into: buffer, at: 16)
     }
 
     private static let prefix = UInt64.random(in: .min ... .max)

@@ -373,6 +373,10 @@ extension AppE2ETests {
             try await withE2E { env in
                 let echoed = try await env.get("/products/p1", headers: ["X-Request-ID": "e2e-7f3a-0001"])
                 #expect(echoed.header("X-Request-ID") == "e2e-7f3a-0001")
+                // A hit is answered on the loop, its id written straight into the fields.
+                let echoedHit = try await env.get("/products/p1", headers: ["X-Request-ID": "e2e-7f3a-0003"])
+                #expect(echoedHit.isHit)
+                #expect(echoedHit.header("X-Request-ID") == "e2e-7f3a-0003")
                 let problem = try await env.get("/products/bad!", headers: ["X-Request-ID": "e2e-7f3a-0002"])
                 #expect(problem.status == 400)
                 #expect(problem.header("X-Request-ID") == "e2e-7f3a-0002")
