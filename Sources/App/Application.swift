@@ -89,7 +89,7 @@ public final class Application: Sendable {
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(
             group: group, configuration: configuration.server,
-            immediate: { request, context in front.respondImmediately(to: request, context: &context) },
+            immediate: { request, context in front.respondImmediately(to: &request, context: &context) },
             responder: { request, context in await front.respond(to: request, context: context) })
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server

@@ -10,19 +10,20 @@ struct FrontHandler: Sendable {
 
     /// On the loop thread, before any task: the routes that can answer without waiting (a
     /// cached page, health, 404) do so here. Otherwise nil, and `respond` follows.
-    func respondImmediately(to request: HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
+    func respondImmediately(to request: inout HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
         let record = logger.logsRequests ? RequestRecord() : nil
         // Only a log line needs the id as text; else `finish` writes it into the answer's fields.
         if record != nil { context.requestID = RequestIdentity.identify(request) }
         var answered: (response: HTTPResponse, route: String)?
         if let record {
-            answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(request, context: context) }
+            answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(&request, context: &context) }
         } else {
-            answered = router.dispatchImmediately(request, context: context)
+            answered = router.dispatchImmediately(&request, context: &context)
         }
-        guard answered != nil else { return nil }
-        finish(&answered!.response, route: answered!.route, request: request, context: context, record: record)
-        return answered?.response
+        // Taken out of the optional, not copied: the id is added to the answer's own fields.
+        guard var answer = answered.take() else { return nil }
+        finish(&answer.response, route: answer.route, request: request, context: context, record: record)
+        return answer.response
     }
 
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {

@@ -140,17 +140,18 @@ final class HTTPConnection {
     // MARK: Handling
 
     private func dispatch() {
-        guard let head else { return }
-        self.head = nil
+        // Taken, not copied, and from here on read through `request`: a copy of the head
+        // retains each of its parts.
+        guard let head = head.take() else { return }
         state = .responding
-        let request = HTTPRequest(head: head, body: body)
+        var request = HTTPRequest(head: head, body: body)
         var context = RequestContext(loop: owner.loop, receivedAt: .now)
-        if let immediate = owner.server.immediateResponder, let response = immediate(request, &context) {
+        if let immediate = owner.server.immediateResponder, let response = immediate(&request, &context) {
             // Answered before this returns to the loop, so no timer can fire meanwhile. The idle
             // timer stays armed (it checks `idleSince`); a read timer was this request's, and the
             // next request, perhaps begun in the same read, gets its own.
             if timerPurpose == .request { disarmTimer() }
-            answer(response, to: head)
+            answer(response, to: request.head)
             return
         }
         disarmTimer()
@@ -158,7 +159,7 @@ final class HTTPConnection {
             // Overloaded: say so at once instead of queueing work that would answer too late.
             let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
                 .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-            answer(problem, to: head)
+            answer(problem, to: request.head)
             return
         }
         holdsRequestSlot = true
@@ -172,7 +173,7 @@ final class HTTPConnection {
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
             guard bound.loop.inLoop else { return }
-            bound.value.answer(response, to: head)
+            bound.value.answer(response, to: request.head)
         }
     }
 

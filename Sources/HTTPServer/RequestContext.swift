@@ -25,5 +25,7 @@ public struct RequestContext: Sendable {
 public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
 
 /// Answers a request synchronously on its loop thread when that needs no waiting, else returns
-/// nil. It may fill in `context` (the request id, say) for the responder that then takes over.
-public typealias ImmediateResponder = @Sendable (HTTPRequest, inout RequestContext) -> HTTPResponse?
+/// nil. It may fill in `request` (its path parameters) and `context` (the route, the request id)
+/// in place, for the responder that then takes over: in place, because a copy of either retains
+/// each of its parts.
+public typealias ImmediateResponder = @Sendable (inout HTTPRequest, inout RequestContext) -> HTTPResponse?

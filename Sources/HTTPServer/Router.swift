@@ -35,8 +35,8 @@ public struct Router: Sendable {
         switch lookup(method: method, path: path) {
         case .route(let route, let parameters):
             return .found(route.handler, parameters: parameters, pattern: route.pattern)
-        case .otherMethods(let node):
-            return .methodNotAllowed(allow: Self.allowedMethods(node))
+        case .otherMethods(let methods):
+            return .methodNotAllowed(allow: Self.allowedMethods(methods))
         case .none:
             return .notFound
         }
@@ -45,12 +45,17 @@ public struct Router: Sendable {
     /// Answers on the calling thread when it needs no waiting: the matched route's immediate
     /// handler when it has one and it answers, or the `404` problem. Nil when the request needs
     /// ``dispatch(_:context:)`` (which also words the rarer `405`).
-    public func dispatchImmediately(_ request: HTTPRequest, context: RequestContext) -> (response: HTTPResponse, route: String)? {
+    /// The request and context are bound in place (path parameters, route), copied by nobody.
+    public func dispatchImmediately(
+        _ request: inout HTTPRequest, context: inout RequestContext
+    ) -> (response: HTTPResponse, route: String)? {
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
             guard let immediate = route.immediate else { return nil }
-            let (request, context) = Self.bind(request, context, to: route, parameters)
-            return immediate(request, context).map { ($0, route.pattern) }
+            request.pathParameters = parameters
+            context.route = route.pattern
+            guard let response = immediate(request, context) else { return nil }
+            return (response, route.pattern)
         case .otherMethods:
             return nil
         case .none:
@@ -61,17 +66,17 @@ public struct Router: Sendable {
     private enum Lookup {
         case route(Route, parameters: PathParameters)
         /// The path exists, not for this method.
-        case otherMethods(RouteNode)
+        case otherMethods(MethodTable)
         case none
     }
 
     private func lookup(method: HTTPMethod, path: String) -> Lookup {
         var parameters = PathParameters()
-        guard path.hasPrefix("/"), let node = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
-        if let route = node.route(for: method) ?? (method == .head ? node.route(for: .get) : nil) {
+        guard path.hasPrefix("/"), let methods = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
+        if let route = RouteNode.route(in: methods, for: method) ?? (method == .head ? RouteNode.route(in: methods, for: .get) : nil) {
             return .route(route, parameters: parameters)
         }
-        return node.handlers.isEmpty ? .none : .otherMethods(node)
+        return .otherMethods(methods)
     }
 
     /// The request and context as the route's handlers see them: with its path parameters, and
@@ -86,8 +91,8 @@ public struct Router: Sendable {
         return (request, context)
     }
 
-    private static func allowedMethods(_ node: RouteNode) -> [HTTPMethod] {
-        var allow = Set(node.handlers.map(\.method))
+    private static func allowedMethods(_ methods: MethodTable) -> [HTTPMethod] {
+        var allow = Set(methods.map(\.method))
         if allow.contains(.get) { allow.insert(.head) }
         return allow.sorted { $0.rawValue < $1.rawValue }
     }
@@ -104,8 +109,8 @@ public struct Router: Sendable {
         case .route(let route, let parameters):
             let (request, context) = Self.bind(request, context, to: route, parameters)
             return (await route.handler(request, context), route.pattern)
-        case .otherMethods(let node):
-            let methods = Self.allowedMethods(node).map(\.rawValue).joined(separator: ", ")
+        case .otherMethods(let table):
+            let methods = Self.allowedMethods(table).map(\.rawValue).joined(separator: ", ")
             let response = ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
                 .response(headers: ["Allow": methods])
             return (response, Self.unmatched)
@@ -131,17 +136,24 @@ private struct Route: Sendable {
     let immediate: ImmediateRouteHandler?
 }
 
+/// The routes of one path by method: a few entries, scanned, not hashed (hashing the method's
+/// name cost more).
+private typealias MethodTable = [(method: HTTPMethod, route: Route)]
+
 private struct RouteNode: Sendable {
 
     /// Few children per node: a linear scan beats hashing the segment.
     var literals: [(segment: String, node: RouteNode)] = []
     var parameterName: String?
     var parameterChild: [RouteNode] = []
-    /// A few methods per path: scanned, not hashed (hashing the method's name cost more).
-    var handlers: [(method: HTTPMethod, route: Route)] = []
+    var handlers: MethodTable = []
 
     func route(for method: HTTPMethod) -> Route? {
-        for entry in handlers where entry.method == method { return entry.route }
+        Self.route(in: handlers, for: method)
+    }
+
+    static func route(in methods: MethodTable, for method: HTTPMethod) -> Route? {
+        for entry in methods where entry.method == method { return entry.route }
         return nil
     }
 
@@ -181,22 +193,24 @@ private struct RouteNode: Sendable {
     }
 
     /// Walks the path's bytes segment by segment; `path` is what follows a "/" (or is empty at
-    /// the end of the path). No array of segments is built.
-    func find(_ path: Substring.UTF8View, parameters: inout PathParameters) -> RouteNode? {
+    /// the end of the path), and returns the matched path's methods. No array of segments is
+    /// built, and nodes are reached in place (a node copied per hop cost four retains).
+    func find(_ path: Substring.UTF8View, parameters: inout PathParameters) -> MethodTable? {
         let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
         let first = path[path.startIndex..<end]
         let atEnd = end == path.endIndex
         let rest = atEnd ? path[end..<end] : path[path.index(after: end)...]
-        for literal in literals where Self.bytesEqual(literal.segment, first) {
+        for index in literals.indices where Self.bytesEqual(literals[index].segment, first) {
             if atEnd {
-                if !literal.node.handlers.isEmpty { return literal.node }
-            } else if let found = literal.node.find(rest, parameters: &parameters) {
+                if !literals[index].node.handlers.isEmpty { return literals[index].node.handlers }
+            } else if let found = literals[index].node.find(rest, parameters: &parameters) {
                 return found
             }
         }
         if let name = parameterName, !first.isEmpty {
-            let child = parameterChild[0]
-            let found = atEnd ? (child.handlers.isEmpty ? nil : child) : child.find(rest, parameters: &parameters)
+            let found = atEnd
+                ? (parameterChild[0].handlers.isEmpty ? nil : parameterChild[0].handlers)
+                : parameterChild[0].find(rest, parameters: &parameters)
             if let found {
                 // Parameters are percent-decoded (`%70%31` is `p1`); a malformed escape stays as
                 // sent, for the handler's validation to refuse.

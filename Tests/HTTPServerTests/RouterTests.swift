@@ -70,8 +70,9 @@ struct RouterImmediateTests {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let head = HTTPRequestHead(method: method, target: path, path: path, version: .http1_1, headers: ["Host": "t"])
-        let context = RequestContext(loop: group.loops[0], receivedAt: .now)
-        guard let (response, route) = router.dispatchImmediately(HTTPRequest(head: head), context: context) else { return "nil" }
+        var context = RequestContext(loop: group.loops[0], receivedAt: .now)
+        var request = HTTPRequest(head: head)
+        guard let (response, route) = router.dispatchImmediately(&request, context: &context) else { return "nil" }
         return "\(response.status.code) \(route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
     }
 

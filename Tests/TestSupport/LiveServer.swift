@@ -50,7 +50,7 @@ public func withServer(
     // Routes registered with an immediate handler answer on the loop thread, as in the app.
     let server = HTTPServer(
         group: group, configuration: configuration,
-        immediate: { request, context in frozen.dispatchImmediately(request, context: context)?.response },
+        immediate: { request, context in frozen.dispatchImmediately(&request, context: &context)?.response },
         responder: { request, context in await frozen.respond(to: request, context: context) })
     let port = try await server.start()
     do {
