@@ -21,9 +21,9 @@ struct FrontHandler: Sendable {
             answered = router.dispatchImmediately(&request, context: &context)
         }
         // Taken out of the optional, not copied: the id is added to the answer's own fields.
-        guard var answer = answered.take() else { return nil }
-        finish(&answer.response, route: answer.route, request: request, context: context, record: record)
-        return answer.response
+        guard case (var response, let route)? = answered.take() else { return nil }
+        finish(&response, route: route, request: request, context: context, record: record)
+        return response
     }
 
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {

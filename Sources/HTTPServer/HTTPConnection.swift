@@ -102,15 +102,17 @@ final class HTTPConnection {
         inbound.withUnsafeBytes { all in
             while true {
                 let input = UnsafeRawBufferPointer(rebasing: all[consumed...])
-                let step: (event: HTTPRequestParser.Event, consumed: Int)
+                let event: HTTPRequestParser.Event
                 do throws(HTTPParseError) {
-                    step = try parser.parse(input)
+                    let used: Int
+                    (event, used) = try parser.parse(input)
+                    consumed += used
                 } catch {
                     outcome = .failed(error)
                     return
                 }
-                consumed += step.consumed
-                switch step.event {
+                // Consumed, so a parsed head moves into `head` instead of being copied.
+                switch consume event {
                 case .needMoreData:
                     outcome = .needMoreData(sendContinue: sendContinue)
                     return
