@@ -6,7 +6,10 @@ its own wrk (both pinned to CPU 1), against one catalog-stub. Whatever the host 
 hits both alike; the scheduler splits the core fairly between them, so the ratio of what each
 served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
 
-    python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz]
+    python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss]
+
+miss: cache off, 1,000 ids cycled, three upstream calls each to one nginx serving a static export
+of the stub's catalog (nginx pinned to CPU 1 with the wrks).
 
 Each DIR holds `product-details` and `catalog-stub` (e.g. a copy of .build/release). Prints one
 line per round and the median AFTER/BEFORE throughput ratio (> 1: the second build is cheaper).
@@ -15,12 +18,13 @@ Needs wrk and taskset (util-linux) and two cores; starts and stops everything it
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import tempfile
 import urllib.request
 
-from bench import Process, free_port, lua_paths, wait_until_up
+from bench import Process, export_upstream, free_port, lua_paths, start_nginx, wait_until_up
 
 
 def main():
@@ -29,7 +33,7 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--scenario", choices=["hot", "healthz"], default="hot")
+    parser.add_argument("--scenario", choices=["hot", "healthz", "miss"], default="hot")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="pd-duel-")
     started = []
@@ -39,27 +43,38 @@ def main():
             ["taskset", "-c", "1", os.path.join(args.before, "catalog-stub")],
             env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"}))
         wait_until_up(f"http://127.0.0.1:{stub_port}/healthz")
+        upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}
+        ids = [f"p{i}" for i in range(1, 1001 if args.scenario == "miss" else 101)]
+        if args.scenario == "miss":
+            # nginx's worker drops to an unprivileged user: it must be able to read the export.
+            os.chmod(work, 0o755)
+            export_upstream(stub_port, work, ids)
+            nginx, nginx_port = start_nginx(work)
+            started.append(nginx)
+            for pid in nginx.pids:
+                os.sched_setaffinity(pid, {1})
+            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
         ports = {}
         for side, directory in (("before", args.before), ("after", args.after)):
             port = free_port()
             started.append(Process(
                 ["taskset", "-c", "0", os.path.join(directory, "product-details")],
-                env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1",
-                     "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}))
+                env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1", **upstream}))
             wait_until_up(f"http://127.0.0.1:{port}/healthz")
             ports[side] = port
-        paths = [f"/products/p{i}" for i in range(1, 101)]
-        for port in ports.values():
-            for path in paths:  # all cached before measuring
-                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
-        script = lua_paths(work, "hot.lua", paths)
+        paths = [f"/products/{i}" for i in ids]
+        if args.scenario == "hot":
+            for port in ports.values():
+                for path in paths:  # all cached before measuring
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
+        script = lua_paths(work, "paths.lua", paths)
         ratios = []
         for round_index in range(args.rounds):
             runs = {}
             for side, port in ports.items():
                 argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
                 url = f"http://127.0.0.1:{port}"
-                if args.scenario == "hot":
+                if args.scenario in ("hot", "miss"):
                     argv += ["-s", script]
                 else:
                     url += "/healthz"
@@ -74,6 +89,7 @@ def main():
     finally:
         for process in started:
             process.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
