@@ -23,8 +23,9 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
     }
 
     private func fetch(_ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
-        var headers: HTTPHeaders = ["Accept": "application/json"]
-        if !call.requestID.isEmpty { headers.add(name: "X-Request-ID", value: call.requestID) }
+        let headers = call.requestID.isEmpty
+            ? HTTPHeaders([("Accept", "application/json")])
+            : HTTPHeaders([("Accept", "application/json"), ("X-Request-ID", call.requestID)])
         let response: HTTPClientResponse
         do {
             response = try await client.get(origin, path: path, headers: headers, timeout: call.timeout)

@@ -21,6 +21,11 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Room for `capacity` fields, so adding them one by one does not regrow the storage.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     public var count: Int { fields.count }
 
     public var isEmpty: Bool { fields.isEmpty }
@@ -103,7 +108,7 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
     /// Length first (O(1) for native strings), then a byte loop over contiguous storage: header
     /// lookups run several times per request.
     @inline(__always)
-    private static func namesMatch(_ a: String, _ b: String) -> Bool {
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
         let left = a.utf8
         let right = b.utf8
         guard left.count == right.count else { return false }

@@ -5,9 +5,42 @@ public enum HTTPRequestSerializer {
     /// CR, LF, NUL and SP in the target (and CR, LF, NUL in headers) are written as
     /// safe bytes so caller data cannot inject lines.
     public static func writeHead(method: HTTPMethod, target: String, headers: HTTPHeaders, into buffer: inout [UInt8]) {
+        appendRequestLine(method: method, basePath: "", target: target, into: &buffer)
+        HeadWriter.appendFields(headers, into: &buffer)
+    }
+
+    /// Like ``writeHead(method:target:headers:into:)`` for the target `basePath + path`, with
+    /// `Host: host` first (in place of any Host among `headers`) and `User-Agent:
+    /// defaultUserAgent` last unless `headers` has one: written around the caller's fields
+    /// instead of into a merged copy of them, and the target written in its two parts.
+    public static func writeHead(
+        method: HTTPMethod, basePath: String, path: String, host: String, headers: HTTPHeaders, defaultUserAgent: String,
+        into buffer: inout [UInt8]
+    ) {
+        appendRequestLine(method: method, basePath: basePath, target: path, into: &buffer)
+        HeadWriter.appendField("Host", host, into: &buffer)
+        var hasUserAgent = false
+        for (name, value) in headers {
+            if HTTPHeaders.namesMatch(name, "Host") { continue }
+            if HTTPHeaders.namesMatch(name, "User-Agent") { hasUserAgent = true }
+            HeadWriter.appendField(name, value, into: &buffer)
+        }
+        if !hasUserAgent { HeadWriter.appendField("User-Agent", defaultUserAgent, into: &buffer) }
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    /// The target is `basePath` followed by `target`, written without joining them first.
+    private static func appendRequestLine(method: HTTPMethod, basePath: String, target: String, into buffer: inout [UInt8]) {
         HeadWriter.appendSanitized(method.rawValue, into: &buffer)
         buffer.append(ASCII.space)
-        for byte in target.utf8 {
+        appendTarget(basePath, into: &buffer)
+        appendTarget(target, into: &buffer)
+        buffer.append(contentsOf: " HTTP/1.1\r\n".utf8)
+    }
+
+    private static func appendTarget(_ text: String, into buffer: inout [UInt8]) {
+        for byte in text.utf8 {
             // A raw SP would split the target; percent-encode it instead.
             if byte == ASCII.space {
                 buffer.append(contentsOf: "%20".utf8)
@@ -15,7 +48,5 @@ public enum HTTPRequestSerializer {
                 buffer.append(HeadWriter.sanitized(byte))
             }
         }
-        buffer.append(contentsOf: " HTTP/1.1\r\n".utf8)
-        HeadWriter.appendFields(headers, into: &buffer)
     }
 }

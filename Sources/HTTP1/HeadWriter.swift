@@ -2,14 +2,19 @@
 enum HeadWriter {
     static func appendFields(_ headers: HTTPHeaders, into buffer: inout [UInt8], terminated: Bool = true) {
         for (name, value) in headers {
-            appendSanitized(name, into: &buffer)
-            buffer.append(ASCII.colon)
-            buffer.append(ASCII.space)
-            appendSanitized(value, into: &buffer)
-            buffer.append(ASCII.cr)
-            buffer.append(ASCII.lf)
+            appendField(name, value, into: &buffer)
         }
         guard terminated else { return }
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    /// "name: value\r\n", both sanitized.
+    static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
+        appendSanitized(name, into: &buffer)
+        buffer.append(ASCII.colon)
+        buffer.append(ASCII.space)
+        appendSanitized(value, into: &buffer)
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
     }

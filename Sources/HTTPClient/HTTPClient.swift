@@ -50,11 +50,10 @@ public final class HTTPClient: Sendable {
         guard loop.inLoop else { return .failure(.shutdown) }
         let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        var fields = headers
-        fields.replaceOrAdd(name: "Host", value: origin.authority)
-        if !fields.contains("User-Agent") { fields.add(name: "User-Agent", value: configuration.userAgent) }
-        HTTPRequestSerializer.writeHead(method: method, target: origin.basePath + path, headers: fields, into: &bytes)
+        bytes.reserveCapacity(256)
+        HTTPRequestSerializer.writeHead(
+            method: method, basePath: origin.basePath, path: path, host: origin.authority, headers: headers,
+            defaultUserAgent: configuration.userAgent, into: &bytes)
         let exchange = RequestExchange(
             loop: loop, pool: pool, statistics: counters, bytes: bytes, method: method, timeout: timeout)
         return await withTaskCancellationHandler {

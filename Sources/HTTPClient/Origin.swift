@@ -5,11 +5,14 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     public let port: Int
     /// "" or a path without a trailing slash, e.g. "/api".
     public let basePath: String
+    /// The `Host` header value, made once: every request sends it.
+    public let authority: String
 
     public init(host: String, port: Int, basePath: String = "") {
         self.host = host
         self.port = port
         self.basePath = basePath
+        authority = Self.authority(host: host, port: port)
     }
 
     /// Parses `http://host[:port][/base]`. Only `http` is supported (no TLS).
@@ -40,14 +43,11 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
             port = parsed
         }
         guard !host.isEmpty, !host.contains("@") else { throw .unsupportedURL("\(url): missing or invalid host") }
-        self.host = String(host)
-        self.port = port
-        basePath = path
+        self.init(host: String(host), port: port, basePath: path)
     }
 
-    /// The `Host` header value.
-    public var authority: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+    private static func authority(host: String, port: Int) -> String {
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port == 80 ? name : "\(name):\(port)"
     }
 

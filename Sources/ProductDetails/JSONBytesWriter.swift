@@ -18,28 +18,34 @@ struct JSONBytesWriter {
     }
 
     mutating func string(_ value: String) {
-        var value = value
         bytes.append(UInt8(ascii: "\""))
-        // Runs that need no escaping (nearly all text) are appended whole.
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                if byte < 0x20 {
-                    raw("\\u00")
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                } else {
-                    bytes.append(UInt8(ascii: "\\"))
-                    bytes.append(byte)
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        // Read in place when the text is contiguous (native strings are); a copy made
+        // contiguous otherwise.
+        if value.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var copy = value
+            copy.withUTF8 { appendEscaped($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Runs that need no escaping (nearly all text) are appended whole.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
+            if byte < 0x20 {
+                raw("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            } else {
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            }
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     /// Writes `"name":` (the name must not need escaping; it is a literal of ours).

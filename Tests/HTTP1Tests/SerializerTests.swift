@@ -17,6 +17,20 @@ struct SerializerTests {
         #expect(String(decoding: buffer, as: UTF8.self) == "GET /p?q=1 HTTP/1.1\r\nHost: svc:8080\r\n\r\n")
     }
 
+    /// The client's form: Host first (replacing the caller's), the caller's fields in order, a
+    /// default User-Agent only when the caller sent none, the target in its two parts.
+    @Test(arguments: [
+        (HTTPHeaders([("Accept", "application/json")]), "Host: up:81\r\nAccept: application/json\r\nUser-Agent: pd\r\n"),
+        (HTTPHeaders([("host", "evil"), ("User-Agent", "mine"), ("X-Request-ID", "r1")]), "Host: up:81\r\nUser-Agent: mine\r\nX-Request-ID: r1\r\n"),
+    ])
+    func clientRequestHeadHasHostFirstAndADefaultUserAgent(headers: HTTPHeaders, fields: String) {
+        var buffer: [UInt8] = []
+        HTTPRequestSerializer.writeHead(
+            method: .get, basePath: "/api", path: "/products/p 1", host: "up:81", headers: headers, defaultUserAgent: "pd",
+            into: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self) == "GET /api/products/p%201 HTTP/1.1\r\n" + fields + "\r\n")
+    }
+
     @Test(arguments: [
         HTTPStatus.ok, .noContent, .notModified, .payloadTooLarge, .unprocessableContent,
         .serviceUnavailable, HTTPStatus(code: 299, reasonPhrase: "Custom Thing"), HTTPStatus(code: 200, reasonPhrase: ""),
