@@ -12,7 +12,7 @@ import Synchronization
 final class ServiceMetrics: ServiceEvents {
     let registry = MetricsRegistry(prefix: "product_details_")
     private let requestSeries: LoopLocal<RequestSeriesCache>
-    private let upstreamSeries = Locked<[String: UpstreamSeries]>([:])
+    private let upstreamSeries = Locked<[UpstreamSeriesKey: UpstreamSeries]>([:])
     private let cacheResults: [CacheResult: Counter]
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
@@ -85,7 +85,7 @@ final class ServiceMetrics: ServiceEvents {
 
     func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {
         let series = upstreamSeries.withLock { series -> UpstreamSeries in
-            let key = upstream.rawValue + "\u{0}" + outcome
+            let key = UpstreamSeriesKey(upstream: upstream, outcome: outcome)
             if let existing = series[key] { return existing }
             let made = UpstreamSeries(
                 requests: registry.counter("upstream_requests_total", help: "Upstream attempts by upstream and outcome.",
@@ -165,4 +165,11 @@ private final class RequestSeriesCache {
         entries.append((route, method, status, made))
         return made
     }
+}
+
+/// An upstream attempt's series: a key made per attempt, so a struct (a joined String cost an
+/// allocation each time).
+private struct UpstreamSeriesKey: Hashable {
+    let upstream: Upstream
+    let outcome: String
 }
