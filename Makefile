@@ -32,10 +32,10 @@ bench:
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
 
-## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir
+## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss]
 bench-duel:
-	@scripts/install-deps.sh wrk
-	python3 bench/duel.py $(BEFORE) $(AFTER)
+	@scripts/install-deps.sh wrk nginx-light
+	python3 bench/duel.py $(BEFORE) $(AFTER) --scenario $(or $(SCENARIO),hot)
 
 clean:
 	rm -rf .build
