@@ -30,7 +30,11 @@ public final class RawClient: @unchecked Sendable {
         }
         guard rc == 0 else {
             let error = errno
-            Glibc.close(fd)
+            // Through `close()`, so it is marked closed: every stored property is set by now, so
+            // `deinit` runs for this failed init too, and a second close(2) would close whatever
+            // descriptor another thread has been given this number meanwhile (an event loop's
+            // eventfd, say, whose next wake-up then aborts the process).
+            close()
             throw RawClientError.connect(error)
         }
     }
