@@ -57,7 +57,7 @@ public final class HTTPClient: Sendable {
         let exchange = RequestExchange(
             loop: loop, pool: pool, statistics: counters, bytes: bytes, method: method, timeout: timeout)
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in exchange.start(continuation) }
+            await withUnsafeContinuation { continuation in exchange.start(continuation) }
         } onCancel: {
             loop.execute { exchange.abort(.cancelled) }
         }

@@ -54,7 +54,10 @@ public struct Router: Sendable {
             guard let immediate = route.immediate else { return nil }
             request.pathParameters = parameters
             context.route = route.pattern
-            guard let response = immediate(request, context) else { return nil }
+            guard let response = immediate(request, context) else {
+                request.matchedRoute = route
+                return nil
+            }
             return (response, route.pattern)
         case .otherMethods:
             return nil
@@ -105,6 +108,13 @@ public struct Router: Sendable {
     /// Like `respond`, and also names the route that matched (`unmatched` for 404/405), for
     /// metrics and logs that must not carry raw paths.
     public func dispatch(_ request: HTTPRequest, context: RequestContext) async -> (response: HTTPResponse, route: String) {
+        if let route = request.matchedRoute {
+            // Matched and its parameters bound by `dispatchImmediately`, whose immediate handler
+            // declined: no second lookup, and the request is passed on, not copied and rebound.
+            var context = context
+            context.route = route.pattern
+            return (await route.handler(request, context), route.pattern)
+        }
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
             let (request, context) = Self.bind(request, context, to: route, parameters)
@@ -130,7 +140,7 @@ public struct Router: Sendable {
 /// A route's synchronous handler: an answer now, or nil to leave the request to the async one.
 public typealias ImmediateRouteHandler = @Sendable (HTTPRequest, RequestContext) -> HTTPResponse?
 
-private struct Route: Sendable {
+struct Route: Sendable {
     let pattern: String
     let handler: RouteHandler
     let immediate: ImmediateRouteHandler?

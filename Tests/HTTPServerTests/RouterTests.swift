@@ -92,6 +92,25 @@ struct RouterImmediateTests {
         let got = try Self.immediately(method, path)
         #expect(got == expected, "got \(got)")
     }
+
+    /// A declined immediate dispatch leaves its match on the request, so the async dispatch of
+    /// that request skips the lookup; another request, even with the same context, is routed by
+    /// its own path.
+    @Test func aDeclinedMatchTravelsWithItsRequestOnly() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        func request(_ path: String) -> HTTPRequest {
+            HTTPRequest(head: HTTPRequestHead(method: .get, target: path, path: path, version: .http1_1, headers: ["Host": "t"]))
+        }
+        var context = RequestContext(loop: group.loops[0], receivedAt: .now)
+        var declined = request("/maybe/other")
+        #expect(Self.router.dispatchImmediately(&declined, context: &context) == nil)
+        #expect(declined.pathParameters["n"] == "other")
+        let answered = await Self.router.dispatch(declined, context: context)
+        #expect(answered.route == "/maybe/{n}" && answered.response.body == Array("async".utf8))
+        let other = await Self.router.dispatch(request("/later"), context: context)
+        #expect(other.route == "/later" && other.response.body == Array("later".utf8))
+    }
 }
 
 @Suite("Path parameters")
