@@ -6,11 +6,7 @@ import HTTP1
 import HTTPClient
 import Locking
 import Testing
-
-#if canImport(Glibc)
-import Glibc
 import TestSupport
-#endif
 
 /// Helpers of the fault suite (FaultSuiteTests.swift): a flood of requests through a client of its
 /// own (so that, once it is shut down, the app's connection gauge must return to what it was), one
@@ -132,26 +128,4 @@ extension E2E {
         group.shutdown()
         return FloodResult(replies: try outcome.get(), peakStubConnections: peak.withLock { $0 })
     }
-}
-
-/// A loopback port where nothing listens: bound to port 0, read back, closed. (Nothing else in
-/// this process listens on it afterwards; the kernel hands it out again only much later.)
-func unusedLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    try #require(bound == 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    try #require(named == 0)
-    return Int(UInt16(bigEndian: address.sin_port))
 }

@@ -14,7 +14,7 @@ struct RawClientTests {
     /// suite (CI's message-less SIGABRT). The canary thread keeps opening pipes and checks each
     /// is still open; before the fix it saw one closed under it within a few hundred refusals.
     @Test func aRefusedConnectClosesItsDescriptorOnce() async throws {
-        let port = try closedLoopbackPort()
+        let port = try unusedLoopbackPort()
         let stop = Atomic<Bool>(false)
         let stolen = Atomic<Int>(0)
         let canary = Thread {
@@ -35,21 +35,5 @@ struct RawClientTests {
         }
         stop.store(true, ordering: .relaxed)
         #expect(stolen.load(ordering: .relaxed) == 0)
-    }
-
-    /// A loopback port nothing listens on: bound to port 0, read back, closed.
-    private func closedLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(named)
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

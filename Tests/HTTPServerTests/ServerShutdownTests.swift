@@ -82,6 +82,8 @@ struct ServerShutdownTests {
         #expect(try await client.readsEndOfStream())
         handlerMayFinish.open()
         await handlerReturned.wait()
+        // The handler's task goes on from `handlerReturned` to where it trapped, in the same job
+        // and with nothing to observe; the yields let that job finish while the test still runs.
         // The connection's closing already gave the slot back; the late answer takes nothing.
         for _ in 0..<100 { await Task.yield() }
         #expect(server.inFlightRequests == 0)

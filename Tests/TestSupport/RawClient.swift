@@ -236,3 +236,20 @@ public struct TestResponse: Sendable {
 public enum RawClientError: Error {
     case socket(Int32), connect(Int32), send(Int32), receive(Int32), closed, reset
 }
+
+/// A loopback port where nothing listens: bound to port 0, read back, closed. (Nothing in this
+/// process listens on it afterwards; the kernel hands it out again only much later.)
+public func unusedLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw RawClientError.socket(errno) }
+    defer { Glibc.close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard named else { throw RawClientError.socket(errno) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
