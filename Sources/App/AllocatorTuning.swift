@@ -30,7 +30,8 @@ public enum AllocatorTuning {
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         guard let wanted = tunables(amending: current) else { return }
         setenv("GLIBC_TUNABLES", wanted, 1)
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        // By its real path: a process exec'd as /proc/self/exe is named "exe" in ps and top.
+        execv(executablePath() ?? "/proc/self/exe", CommandLine.unsafeArgv)
         if let current {
             setenv("GLIBC_TUNABLES", current, 1)
         } else {
@@ -38,4 +39,15 @@ public enum AllocatorTuning {
         }
         #endif
     }
+
+    #if canImport(Glibc)
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // A binary replaced since it started reads "<path> (deleted)": only the link still runs it.
+        return path.hasSuffix(" (deleted)") ? nil : path
+    }
+    #endif
 }
