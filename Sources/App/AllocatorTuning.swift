@@ -6,11 +6,11 @@ import Glibc
 ///
 /// By default glibc keeps at most 7 freed blocks of each size class per thread; every further
 /// `free` and the `malloc` that follows take the locked arena path. An uncached page allocates
-/// dozens of buffers of a few recurring sizes and dozens of pages are in flight on one loop, so
-/// the default cache overflows all the time: a cache of 128 served uncached pages 1.08x faster
-/// (`bench/duel.py`, miss). Tunables are read only when a program starts, so the service sets the
-/// variable and re-executes itself once, before anything else runs. An operator's own
-/// `glibc.malloc.tcache_count` is kept as it is.
+/// about a hundred blocks of a few recurring sizes and dozens of pages are in flight on one loop,
+/// so the default cache overflows all the time: a cache of 128 served uncached pages 1.05x faster
+/// (`bench/duel.py`, miss; 1,000 did no better). Tunables are read only when a program starts, so
+/// the service sets the variable and re-executes itself once, before anything else runs. An
+/// operator's own `glibc.malloc.tcache_count` is kept as it is.
 public enum AllocatorTuning {
     static let tunable = "glibc.malloc.tcache_count"
     static let tcacheCount = 128
