@@ -5,30 +5,26 @@
 /// once per load, then served from cache many times, so it pays to produce exact bytes directly.
 public enum DetailEncoder {
     /// `{"product":{…},"reviews":[…],"suggested":[…],"missing":[…]}`, `"missing"` only when non-empty.
+    ///
+    /// Punctuation and keys between two values go out as one literal each: a document is mostly
+    /// short tokens, and every append costs a capacity check.
     public static func encode(_ detail: ProductDetail) -> [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 256 + 96 * (detail.reviews.count + detail.suggested.count))
-        writer.raw("{")
-        writer.key("product")
+        writer.raw(#"{"product":"#)
         write(detail.product, into: &writer)
-        writer.raw(",")
-        writer.key("reviews")
-        writer.raw("[")
-        for (index, review) in detail.reviews.enumerated() {
+        writer.raw(#","reviews":["#)
+        for index in detail.reviews.indices {
             if index > 0 { writer.raw(",") }
-            write(review, into: &writer)
+            write(detail.reviews[index], into: &writer)
         }
-        writer.raw("],")
-        writer.key("suggested")
-        writer.raw("[")
-        for (index, product) in detail.suggested.enumerated() {
+        writer.raw(#"],"suggested":["#)
+        for index in detail.suggested.indices {
             if index > 0 { writer.raw(",") }
-            write(product, into: &writer)
+            write(detail.suggested[index], into: &writer)
         }
         writer.raw("]")
         if !detail.missing.isEmpty {
-            writer.raw(",")
-            writer.key("missing")
-            writer.raw("[")
+            writer.raw(#","missing":["#)
             for (index, part) in detail.missing.enumerated() {
                 if index > 0 { writer.raw(",") }
                 writer.string(part.rawValue)
@@ -39,31 +35,24 @@ public enum DetailEncoder {
         return writer.bytes
     }
 
-    private static func write(_ product: Product, into writer: inout JSONBytesWriter) {
-        writer.raw("{")
-        writer.key("id")
+    private static func write(_ product: borrowing Product, into writer: inout JSONBytesWriter) {
+        writer.raw(#"{"id":"#)
         writer.string(product.id)
-        writer.raw(",")
-        writer.key("name")
+        writer.raw(#","name":"#)
         writer.string(product.name)
-        writer.raw(",")
-        writer.key("priceInCents")
+        writer.raw(#","priceInCents":"#)
         writer.int(product.priceInCents)
-        writer.raw(",")
-        writer.key("currency")
+        writer.raw(#","currency":"#)
         writer.string(product.currency)
         writer.raw("}")
     }
 
-    private static func write(_ review: Review, into writer: inout JSONBytesWriter) {
-        writer.raw("{")
-        writer.key("id")
+    private static func write(_ review: borrowing Review, into writer: inout JSONBytesWriter) {
+        writer.raw(#"{"id":"#)
         writer.string(review.id)
-        writer.raw(",")
-        writer.key("rating")
+        writer.raw(#","rating":"#)
         writer.int(review.rating)
-        writer.raw(",")
-        writer.key("text")
+        writer.raw(#","text":"#)
         writer.string(review.text)
         writer.raw("}")
     }
