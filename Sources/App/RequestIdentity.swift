@@ -12,14 +12,13 @@ enum RequestIdentity {
     }
 
     static func identify(_ request: HTTPRequest) -> String {
-        if let incoming = request.headers["X-Request-ID"], isUsable(incoming) { return incoming }
-        return make()
+        incoming(request) ?? make()
     }
 
     /// Adds the request's `X-Request-ID` to an answer, a new id written straight into the field
     /// block: an answer given at once needs the id nowhere else, so no String is made for it.
     static func addField(for request: HTTPRequest, to fields: inout FieldBlock) {
-        if let incoming = request.headers["X-Request-ID"], isUsable(incoming) {
+        if let incoming = incoming(request) {
             fields.add("X-Request-ID", incoming)
             return
         }
@@ -27,6 +26,12 @@ enum RequestIdentity {
             writeNew(into: buffer)
             fields.add("X-Request-ID", bytes: UnsafeBufferPointer(buffer))
         }
+    }
+
+    /// The request's own id, when it sent a usable one.
+    private static func incoming(_ request: HTTPRequest) -> String? {
+        guard let id = request.headers["X-Request-ID"], isUsable(id) else { return nil }
+        return id
     }
 
     /// A random per-process prefix and a counter: unique within the process and unlikely to
