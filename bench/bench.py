@@ -259,7 +259,8 @@ def row(name, ours, ceiling, extra=""):
             f"{ours['p50']:.2f} / {ours['p99']:.2f} ms ({ratio(ours['p99'], ceiling['p99'])}) | "
             f"{ours['cpu_us']:.1f} ({ratio(ours['cpu_us'], ceiling['cpu_us'])}) | "
             f"{ours['rss_mib']:.1f} | {ceiling['rps']:.0f} | {ceiling['p50']:.2f} / {ceiling['p99']:.2f} ms | "
-            f"{ceiling['cpu_us']:.1f} | {extra}{p99_note(ours, ceiling)}{steal_note(ours, ceiling)} |")
+            f"{ceiling['cpu_us']:.1f} | {extra}{';' if extra and p99_note(ours, ceiling) else ''}{p99_note(ours, ceiling)}"
+            f"{steal_note(ours, ceiling)} |")
 
 
 def p99_note(ours, ceiling):
