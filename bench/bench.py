@@ -255,12 +255,13 @@ def row(name, ours, ceiling, extra=""):
 
     def ratio(a, b):
         return f"{a / b:.2f}x" if b else "-"
+    spread = p99_note(ours, ceiling)
+    notes = "; ".join(note for note in (extra.strip(), spread) if note)
     return (f"| {name} | {ours['rps']:.0f} ({ratio(ours['rps'], ceiling['rps'])}) | "
             f"{ours['p50']:.2f} / {ours['p99']:.2f} ms ({ratio(ours['p99'], ceiling['p99'])}) | "
             f"{ours['cpu_us']:.1f} ({ratio(ours['cpu_us'], ceiling['cpu_us'])}) | "
             f"{ours['rss_mib']:.1f} | {ceiling['rps']:.0f} | {ceiling['p50']:.2f} / {ceiling['p99']:.2f} ms | "
-            f"{ceiling['cpu_us']:.1f} | {extra}{';' if extra and p99_note(ours, ceiling) else ''}{p99_note(ours, ceiling)}"
-            f"{steal_note(ours, ceiling)} |")
+            f"{ceiling['cpu_us']:.1f} | {notes}{steal_note(ours, ceiling)} |")
 
 
 def p99_note(ours, ceiling):
@@ -270,7 +271,7 @@ def p99_note(ours, ceiling):
     if len(ratios) < 2:
         return ""
     no_worse = sum(1 for r in ratios if r <= 1)
-    return f" p99 ratio per round {ratios[0]:.2f}-{ratios[-1]:.2f}x, ours no worse in {no_worse} of {len(ratios)}"
+    return f"p99 ratio per round {ratios[0]:.2f}-{ratios[-1]:.2f}x, ours no worse in {no_worse} of {len(ratios)}"
 
 
 def steal_note(*results):
