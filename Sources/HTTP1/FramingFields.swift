@@ -5,10 +5,17 @@ struct FramingFields: Sendable {
     private(set) var hostCount = 0
     /// The first Host value.
     private(set) var host: String?
-    private(set) var hasConnection = false
-    private(set) var hasContentLength = false
+    private(set) var connectionCount = 0
+    /// The first Connection value: with `connectionCount == 1` the rules need no scan.
+    private(set) var connection: String?
+    private(set) var contentLengthCount = 0
+    /// The first Content-Length value: with `contentLengthCount == 1` the rules need no scan.
+    private(set) var contentLength: String?
     private(set) var hasTransferEncoding = false
     private(set) var hasExpect = false
+
+    var hasConnection: Bool { connectionCount > 0 }
+    var hasContentLength: Bool { contentLengthCount > 0 }
 
     mutating func note(name: UnsafeRawBufferPointer, value: String) {
         switch name.count {
@@ -16,8 +23,12 @@ struct FramingFields: Sendable {
             hostCount += 1
             if host == nil { host = value }
         case 6 where Self.matches(name, "expect"): hasExpect = true
-        case 10 where Self.matches(name, "connection"): hasConnection = true
-        case 14 where Self.matches(name, "content-length"): hasContentLength = true
+        case 10 where Self.matches(name, "connection"):
+            connectionCount += 1
+            if connection == nil { connection = value }
+        case 14 where Self.matches(name, "content-length"):
+            contentLengthCount += 1
+            if contentLength == nil { contentLength = value }
         case 17 where Self.matches(name, "transfer-encoding"): hasTransferEncoding = true
         default: break
         }

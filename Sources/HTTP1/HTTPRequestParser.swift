@@ -126,23 +126,22 @@ public struct HTTPRequestParser: Sendable {
             query: requestTarget.query,
             version: version,
             headers: headers,
-            keepAlive: noted.hasConnection ? MessageFraming.keepAlive(version: version, headers: headers) : version == .http1_1,
+            keepAlive: MessageFraming.keepAlive(version: version, headers: headers, noted: noted),
             expectsContinue: noted.hasExpect && version == .http1_1 && headers.contains { field in
                 ASCII.equalsIgnoringCase(field.name.utf8, "expect".utf8)
                     && ASCII.equalsIgnoringCase(field.value.utf8, "100-continue".utf8)
             },
-            framing: noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers) : .none)
+            framing: noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers, noted: noted) : .none)
     }
 
-    private func framing(of headers: HTTPHeaders) throws(HTTPParseError) -> BodyFraming {
-        let hasTransferEncoding = headers.contains("transfer-encoding")
-        if hasTransferEncoding {
+    private func framing(of headers: HTTPHeaders, noted: FramingFields) throws(HTTPParseError) -> BodyFraming {
+        if noted.hasTransferEncoding {
             if version == .http1_0 { throw .transferEncodingInHTTP10 }
-            if headers.contains("content-length") { throw .conflictingFraming }
+            if noted.hasContentLength { throw .conflictingFraming }
             _ = try MessageFraming.isChunked(headers)
             return .chunked
         }
-        guard let length = try MessageFraming.contentLength(in: headers) else { return .none }
+        guard let length = try MessageFraming.contentLength(in: headers, noted: noted) else { return .none }
         guard length <= limits.maxBodyBytes else { throw .bodyTooLarge }
         return .contentLength(length)
     }

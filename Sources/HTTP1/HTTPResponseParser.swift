@@ -124,10 +124,11 @@ public struct HTTPResponseParser: Sendable {
 
     private func makeHead(requestMethod: HTTPMethod) throws(HTTPParseError) -> HTTPResponseHead {
         let headers = headerReader.headers
-        let framing = try framing(of: headers, requestMethod: requestMethod)
+        let noted = headerReader.framingFields
+        let framing = try framing(of: headers, noted: noted, requestMethod: requestMethod)
         let code = statusLine.status.code
         let keepAlive = framing != .untilClose && code != 101
-            && MessageFraming.keepAlive(version: statusLine.version, headers: headers)
+            && MessageFraming.keepAlive(version: statusLine.version, headers: headers, noted: noted)
         return HTTPResponseHead(
             status: statusLine.status, version: statusLine.version, headers: headers,
             framing: framing, keepAlive: keepAlive)
@@ -136,7 +137,9 @@ public struct HTTPResponseParser: Sendable {
     /// RFC 9112 §6.3. Unlike the RFC's "Transfer-Encoding wins", a response with
     /// both Content-Length and Transfer-Encoding is rejected: it signals a broken or
     /// hostile upstream, and the connection could not safely be reused anyway.
-    private func framing(of headers: HTTPHeaders, requestMethod: HTTPMethod) throws(HTTPParseError) -> BodyFraming {
+    private func framing(
+        of headers: HTTPHeaders, noted: FramingFields, requestMethod: HTTPMethod
+    ) throws(HTTPParseError) -> BodyFraming {
         let code = statusLine.status.code
         if requestMethod == .head || code < 200 || code == 204 || code == 304 {
             return .none
@@ -144,13 +147,13 @@ public struct HTTPResponseParser: Sendable {
         if requestMethod == .connect && (200..<300).contains(code) {
             return .none
         }
-        if headers.contains("transfer-encoding") {
+        if noted.hasTransferEncoding {
             if statusLine.version == .http1_0 { throw .transferEncodingInHTTP10 }
-            if headers.contains("content-length") { throw .conflictingFraming }
+            if noted.hasContentLength { throw .conflictingFraming }
             _ = try MessageFraming.isChunked(headers)
             return .chunked
         }
-        guard let length = try MessageFraming.contentLength(in: headers) else { return .untilClose }
+        guard let length = try MessageFraming.contentLength(in: headers, noted: noted) else { return .untilClose }
         guard length <= limits.maxBodyBytes else { throw .bodyTooLarge }
         return .contentLength(length)
     }

@@ -11,17 +11,31 @@ enum MessageFraming {
     static func contentLength(in headers: HTTPHeaders) throws(HTTPParseError) -> Int? {
         var result: Int?
         for (name, value) in headers where ASCII.equalsIgnoringCase(name.utf8, "content-length".utf8) {
-            var bytes = Substring(value).utf8[...]
-            while true {
-                let comma = bytes.firstIndex(of: ASCII.comma) ?? bytes.endIndex
-                let length = try parseDecimal(ASCII.trimmingWhitespace(bytes[bytes.startIndex..<comma]))
-                if let previous = result, previous != length { throw .conflictingContentLength }
-                result = length
-                guard comma < bytes.endIndex else { break }
-                bytes = bytes[bytes.index(after: comma)...]
-            }
+            try accumulateContentLength(value, into: &result)
         }
         return result
+    }
+
+    /// The same, taking the value from `noted` when the section has one Content-Length line.
+    static func contentLength(in headers: HTTPHeaders, noted: FramingFields) throws(HTTPParseError) -> Int? {
+        guard noted.contentLengthCount == 1, let value = noted.contentLength else {
+            return noted.contentLengthCount == 0 ? nil : try contentLength(in: headers)
+        }
+        var result: Int?
+        try accumulateContentLength(value, into: &result)
+        return result
+    }
+
+    private static func accumulateContentLength(_ value: String, into result: inout Int?) throws(HTTPParseError) {
+        var bytes = Substring(value).utf8[...]
+        while true {
+            let comma = bytes.firstIndex(of: ASCII.comma) ?? bytes.endIndex
+            let length = try parseDecimal(ASCII.trimmingWhitespace(bytes[bytes.startIndex..<comma]))
+            if let previous = result, previous != length { throw .conflictingContentLength }
+            result = length
+            guard comma < bytes.endIndex else { break }
+            bytes = bytes[bytes.index(after: comma)...]
+        }
     }
 
     private static func parseDecimal(_ bytes: Substring.UTF8View) throws(HTTPParseError) -> Int {
@@ -74,10 +88,22 @@ enum MessageFraming {
     }
 
     /// Persistence per RFC 9112 §9.3: "close" always wins; HTTP/1.1 is persistent
-    /// by default; HTTP/1.0 only with an explicit "keep-alive".
-    static func keepAlive(version: HTTPVersion, headers: HTTPHeaders) -> Bool {
-        if headers.containsToken("close", in: "connection") { return false }
-        if version == .http1_1 { return true }
-        return headers.containsToken("keep-alive", in: "connection")
+    /// by default; HTTP/1.0 only with an explicit "keep-alive". Reads the one Connection
+    /// value `noted` kept, and scans the section only when there are several.
+    static func keepAlive(version: HTTPVersion, headers: HTTPHeaders, noted: FramingFields) -> Bool {
+        switch (noted.connectionCount, noted.connection) {
+        case (0, _):
+            return version == .http1_1
+        case (1, let value?):
+            if hasToken("close", in: value) { return false }
+            return version == .http1_1 || hasToken("keep-alive", in: value)
+        default:
+            if headers.containsToken("close", in: "connection") { return false }
+            return version == .http1_1 || headers.containsToken("keep-alive", in: "connection")
+        }
+    }
+
+    private static func hasToken(_ token: String, in value: String) -> Bool {
+        CommaSeparatedElements(value).contains { ASCII.equalsIgnoringCase($0, token.utf8) }
     }
 }

@@ -91,6 +91,28 @@ let validResponseFixtures: [ResponseFixture] = [
         ExpectedResponse(code: 500, reason: "Internal Server Error", headers: [("Connection", "close"), ("Content-Length", "0")],
                          framing: .contentLength(0), keepAlive: false),
     ]),
+    ResponseFixture("close in a list", "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n", [
+        ExpectedResponse(code: 200, reason: "OK", headers: [("Connection", "keep-alive, Close"), ("Content-Length", "0")],
+                         framing: .contentLength(0), keepAlive: false),
+    ]),
+    ResponseFixture("close in a second Connection line", "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nconnection: close\r\nContent-Length: 0\r\n\r\n", [
+        ExpectedResponse(code: 200, reason: "OK",
+                         headers: [("Connection", "keep-alive"), ("connection", "close"), ("Content-Length", "0")],
+                         framing: .contentLength(0), keepAlive: false),
+    ]),
+    ResponseFixture("HTTP/1.0 keep-alive in a second Connection line", "HTTP/1.0 200 OK\r\nConnection: x\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n", [
+        ExpectedResponse(code: 200, reason: "OK", version: .http1_0,
+                         headers: [("Connection", "x"), ("Connection", "Keep-Alive"), ("Content-Length", "0")],
+                         framing: .contentLength(0), keepAlive: true),
+    ]),
+    ResponseFixture("equal Content-Length values, as a list and repeated", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\ncontent-length: 2\r\n\r\nok", [
+        ExpectedResponse(code: 200, reason: "OK", headers: [("Content-Length", "2, 2"), ("content-length", "2")],
+                         framing: .contentLength(2), keepAlive: true, body: "ok"),
+    ]),
+    ResponseFixture("a Content-Length list in one line", "HTTP/1.1 200 OK\r\nContent-Length: 3,3\r\n\r\nabc", [
+        ExpectedResponse(code: 200, reason: "OK", headers: [("Content-Length", "3,3")],
+                         framing: .contentLength(3), keepAlive: true, body: "abc"),
+    ]),
     ResponseFixture(
         "empty reason, with and without the SP",
         "HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\nHTTP/1.1 299\r\nContent-Length: 0\r\n\r\n",
@@ -168,6 +190,8 @@ struct ResponseParserTests {
         ("TE gzip", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferCoding),
         ("TE chunked not last", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", .invalidTransferEncoding),
         ("differing CLs", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", .conflictingContentLength),
+        ("differing CLs in one line", "HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n", .conflictingContentLength),
+        ("empty CL element", "HTTP/1.1 200 OK\r\nContent-Length: 1,\r\n\r\n", .invalidContentLength),
         ("obs-fold", "HTTP/1.1 200 OK\r\nX: a\r\n b\r\n\r\n", .obsoleteLineFolding),
         ("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .invalidChunkSize),
         ("CL over body limit", "HTTP/1.1 200 OK\r\nContent-Length: 1048577\r\n\r\n", .bodyTooLarge),
