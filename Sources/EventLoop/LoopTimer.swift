@@ -3,10 +3,14 @@ import CLibUV
 /// A restartable libuv timer. Loop-confined: use it only on `loop`'s thread.
 public final class LoopTimer: LoopHandle {
     private var callback: (() -> Void)?
+    /// Set by `start(at:)`: `fire` re-arms instead of calling back while it is still ahead.
+    private var deadline: ContinuousClock.Instant?
+
+    private var timer: UnsafeMutablePointer<uv_timer_t> { raw.assumingMemoryBound(to: uv_timer_t.self) }
 
     public init(loop: EventLoop) {
         super.init(loop: loop, type: UV_TIMER)
-        uv_timer_init(loop.uvLoop, raw.assumingMemoryBound(to: uv_timer_t.self))
+        uv_timer_init(loop.uvLoop, timer)
         adopt()
     }
 
@@ -14,7 +18,8 @@ public final class LoopTimer: LoopHandle {
     public func start(after delay: Duration, _ callback: @escaping () -> Void) {
         guard !isClosing else { return }
         self.callback = callback
-        uv_timer_start(raw.assumingMemoryBound(to: uv_timer_t.self), loopTimerFired, delay.roundedUpMilliseconds, 0)
+        deadline = nil
+        uv_timer_start(timer, loopTimerFired, delay.roundedUpMilliseconds, 0)
     }
 
     /// (Re)arms the timer to call `callback` once the monotonic clock has reached `deadline`.
@@ -23,20 +28,18 @@ public final class LoopTimer: LoopHandle {
     /// busy, so a plain timer can fire a little early; this one re-arms for whatever is left, and
     /// never calls back before the deadline.
     public func start(at deadline: ContinuousClock.Instant, _ callback: @escaping () -> Void) {
-        start(after: ContinuousClock.now.duration(to: deadline)) { [unowned self] in
-            if ContinuousClock.now < deadline {
-                start(at: deadline, callback)
-            } else {
-                callback()
-            }
-        }
+        guard !isClosing else { return }
+        self.callback = callback
+        self.deadline = deadline
+        uv_timer_start(timer, loopTimerFired, ContinuousClock.now.duration(to: deadline).roundedUpMilliseconds, 0)
     }
 
     /// Disarms the timer; it can be started again.
     public func stop() {
         guard !isClosing else { return }
         callback = nil
-        uv_timer_stop(raw.assumingMemoryBound(to: uv_timer_t.self))
+        deadline = nil
+        uv_timer_stop(timer)
     }
 
     /// Disarms and releases the timer for good.
@@ -44,11 +47,20 @@ public final class LoopTimer: LoopHandle {
 
     override func willClose() {
         callback = nil
+        deadline = nil
     }
 
     fileprivate func fire() {
+        if let deadline {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left > .zero {
+                uv_timer_start(timer, loopTimerFired, left.roundedUpMilliseconds, 0)
+                return
+            }
+        }
         let callback = self.callback
         self.callback = nil
+        deadline = nil
         callback?()
     }
 }

@@ -35,7 +35,7 @@ final class RequestExchange: @unchecked Sendable {
     func start(_ continuation: UnsafeContinuation<Outcome, Never>) {
         precondition(loop.inLoop)
         self.continuation = continuation
-        let timer = LoopTimer(loop: loop)
+        let timer = pool.deadlineTimer()
         self.timer = timer
         // Never early: a timer that fired before the caller's deadline would leave it time to
         // retry into a request that cannot succeed.
@@ -94,7 +94,7 @@ final class RequestExchange: @unchecked Sendable {
     }
 
     private func finish(_ outcome: Outcome) {
-        timer?.cancel()
+        if let timer { pool.recycle(timer) }
         timer = nil
         guard let continuation else { return }
         self.continuation = nil

@@ -58,6 +58,46 @@ struct LoopClockTests {
         }
         #expect(fired == 2)
     }
+
+    @Test func aDeadlineTimerNeverCallsBackEarly() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let deadline = ContinuousClock.now + .milliseconds(20)
+        let firedAt = await withCheckedContinuation { (continuation: CheckedContinuation<ContinuousClock.Instant, Never>) in
+            loop.execute {
+                let timer = LoopTimer(loop: loop)
+                timer.start(at: deadline) {
+                    timer.cancel()
+                    continuation.resume(returning: .now)
+                }
+            }
+        }
+        #expect(firedAt >= deadline)
+    }
+
+    /// A timer re-armed with a plain delay must forget the deadline it was armed with before,
+    /// or it would keep re-arming itself until that deadline.
+    @Test func rearmingWithADelayForgetsTheEarlierDeadline() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let staleDeadline = ContinuousClock.now + .seconds(2)
+        let (calls, firedAt) = await withCheckedContinuation { (continuation: CheckedContinuation<([String], ContinuousClock.Instant), Never>) in
+            loop.execute {
+                let timer = LoopTimer(loop: loop)
+                var calls: [String] = []
+                timer.start(at: staleDeadline) { calls.append("deadline") }
+                timer.start(after: .milliseconds(1)) {
+                    calls.append("delay")
+                    timer.cancel()
+                    continuation.resume(returning: (calls, .now))
+                }
+            }
+        }
+        #expect(calls == ["delay"])
+        #expect(firedAt < staleDeadline)
+    }
 }
 
 @Suite("Timer durations")

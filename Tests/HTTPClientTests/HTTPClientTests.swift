@@ -71,12 +71,7 @@ struct HTTPClientTests {
     }
 
     @Test func aHungUpstreamTimesOutAndItsConnectionIsClosed() async throws {
-        try await withServer(routes: { router in
-            router.add(.get, "/hang") { _, _ in
-                await Gate().wait()
-                return .text(.ok, "never")
-            }
-        }) { server, port in
+        try await withServer(routes: addHangingRoute) { server, port in
             let group = try EventLoopGroup(loopCount: 1)
             defer { group.shutdown() }
             let client = HTTPClient(group: group)
@@ -85,6 +80,30 @@ struct HTTPClientTests {
             }
             while server.openConnections > 0 { await Task.yield() }
             while client.statistics.openConnections > 0 { await Task.yield() }
+            await client.shutdown()
+        }
+    }
+
+    /// Deadline timers are reused from call to call: each call must get its own deadline and
+    /// callback, and a finished call's must not reach the next one.
+    @Test func eachCallOnAReusedTimerKeepsItsOwnDeadline() async throws {
+        try await withServer(routes: { router in
+            standardRoutes(&router)
+            addHangingRoute(&router)
+        }) { _, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            let client = HTTPClient(group: group)
+            let origin = Origin(host: "127.0.0.1", port: port)
+            let first = try await client.get(origin, path: "/echo/first", timeout: .seconds(3600))
+            #expect(first.body == Array("first".utf8))
+            await #expect(throws: HTTPClientError(.timedOut, "")) {
+                _ = try await client.get(origin, path: "/hang", timeout: .milliseconds(100))
+            }
+            for index in 0..<3 {
+                let response = try await client.get(origin, path: "/echo/\(index)", timeout: .seconds(3600))
+                #expect(response.body == Array("\(index)".utf8))
+            }
             await client.shutdown()
         }
     }
@@ -198,5 +217,13 @@ struct HTTPClientTests {
     @Test(arguments: ["https://secure", "ftp://x", "http://:80", "http://host:99999", "http://user@host"])
     func unusableURLsAreRefused(_ url: String) {
         #expect(throws: HTTPClientError(.unsupportedURL, "")) { _ = try Origin(url: url) }
+    }
+}
+
+/// `GET /hang`: an upstream that never answers.
+private func addHangingRoute(_ router: inout Router) {
+    router.add(.get, "/hang") { _, _ in
+        await Gate().wait()
+        return .text(.ok, "never")
     }
 }
