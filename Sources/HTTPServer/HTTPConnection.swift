@@ -8,6 +8,12 @@ import HTTP1
 final class HTTPConnection {
     private let stream: TCPStream
     private unowned let owner: LoopServer
+    /// What every request reads, taken from the server once: each read through the `unowned`
+    /// owner and server was a `swift_unownedRetainStrong` and a release (9 per cached page).
+    private let configuration: ServerConfiguration
+    private let loop: EventLoop
+    private let dates: HTTPDateCache
+    private let immediateResponder: ImmediateResponder?
     private var parser: HTTPRequestParser
     private var inbound: [UInt8] = []
     private var outbound: [UInt8] = []
@@ -41,11 +47,13 @@ final class HTTPConnection {
     init(stream: TCPStream, owner: LoopServer) {
         self.stream = stream
         self.owner = owner
-        parser = HTTPRequestParser(limits: owner.configuration.limits)
-        timer = LoopTimer(loop: owner.loop)
+        configuration = owner.configuration
+        loop = owner.loop
+        dates = owner.dates
+        immediateResponder = owner.server.immediateResponder
+        parser = HTTPRequestParser(limits: configuration.limits)
+        timer = LoopTimer(loop: loop)
     }
-
-    private var configuration: ServerConfiguration { owner.configuration }
 
     func start() {
         stream.setNoDelay()
@@ -147,8 +155,8 @@ final class HTTPConnection {
         guard let head = head.take() else { return }
         state = .responding
         var request = HTTPRequest(head: head, body: body)
-        var context = RequestContext(loop: owner.loop, receivedAt: .now)
-        if let immediate = owner.server.immediateResponder, let response = immediate(&request, &context) {
+        var context = RequestContext(loop: loop, receivedAt: .now)
+        if let immediate = immediateResponder, let response = immediate(&request, &context) {
             // Answered before this returns to the loop, so no timer can fire meanwhile. The idle
             // timer stays armed (it checks `idleSince`); a read timer was this request's, and the
             // next request, perhaps begun in the same read, gets its own.
@@ -166,11 +174,11 @@ final class HTTPConnection {
         }
         holdsRequestSlot = true
         let responder = owner.server.responder
-        let bound = LoopBound(self, loop: owner.loop)
+        let bound = LoopBound(self, loop: loop)
         let handlerContext = context
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
-        handlerTask = Task(executorPreference: owner.loop) {
+        handlerTask = Task(executorPreference: loop) {
             let response = await responder(request, handlerContext)
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
@@ -216,7 +224,7 @@ final class HTTPConnection {
         } else if version == .http1_0 {
             outbound.append(contentsOf: Self.connectionKeepAlive)
         }
-        outbound.append(contentsOf: owner.dates.headerLine())
+        outbound.append(contentsOf: dates.headerLine())
         outbound.append(contentsOf: Self.crlf)
         if hasBody && method != .head {
             // Small bodies join the head; larger ones go beside it in one writev, uncopied.
