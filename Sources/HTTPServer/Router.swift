@@ -3,7 +3,9 @@ import HTTP1
 /// An immutable routing trie over path segments. `{name}` segments capture one segment.
 /// HEAD is served by the GET handler when no HEAD route is registered.
 public struct Router: Sendable {
-    fileprivate var root = RouteNode()
+    private var root = RouteNode()
+    /// `root` flattened for lookups, rebuilt by every `add` (routes are added at start-up).
+    private var table = RouteTable(RouteNode())
 
     /// The outcome of matching one request.
     public enum Match: Sendable {
@@ -22,6 +24,7 @@ public struct Router: Sendable {
     ) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, handler: handler, immediate: immediate))
+        table = RouteTable(root)
     }
 
     /// Registers a handler that never waits: it answers on the loop thread, with no task.
@@ -75,7 +78,7 @@ public struct Router: Sendable {
 
     private func lookup(method: HTTPMethod, path: String) -> Lookup {
         var parameters = PathParameters()
-        guard path.hasPrefix("/"), let methods = root.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
+        guard path.hasPrefix("/"), let methods = table.find(path.utf8.dropFirst(), parameters: &parameters) else { return .none }
         if let route = RouteNode.route(in: methods, for: method) ?? (method == .head ? RouteNode.route(in: methods, for: .get) : nil) {
             return .route(route, parameters: parameters)
         }
@@ -148,9 +151,9 @@ struct Route: Sendable {
 
 /// The routes of one path by method: a few entries, scanned, not hashed (hashing the method's
 /// name cost more).
-private typealias MethodTable = [(method: HTTPMethod, route: Route)]
+typealias MethodTable = [(method: HTTPMethod, route: Route)]
 
-private struct RouteNode: Sendable {
+struct RouteNode: Sendable {
 
     /// Few children per node: a linear scan beats hashing the segment.
     var literals: [(segment: String, node: RouteNode)] = []
@@ -190,45 +193,5 @@ private struct RouteNode: Sendable {
                 literals.append((segment, node))
             }
         }
-    }
-
-    /// Length first, then the bytes: route segments are short ASCII.
-    @inline(__always)
-    private static func bytesEqual(_ segment: String, _ bytes: Substring.UTF8View) -> Bool {
-        let utf8 = segment.utf8
-        guard utf8.count == bytes.count else { return false }
-        return utf8.withContiguousStorageIfAvailable { lhs in
-            bytes.withContiguousStorageIfAvailable { rhs in lhs.elementsEqual(rhs) }
-        }.flatMap { $0 } ?? utf8.elementsEqual(bytes)
-    }
-
-    /// Walks the path's bytes segment by segment; `path` is what follows a "/" (or is empty at
-    /// the end of the path), and returns the matched path's methods. No array of segments is
-    /// built, and nodes are reached in place (a node copied per hop cost four retains).
-    func find(_ path: Substring.UTF8View, parameters: inout PathParameters) -> MethodTable? {
-        let end = path.firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
-        let first = path[path.startIndex..<end]
-        let atEnd = end == path.endIndex
-        let rest = atEnd ? path[end..<end] : path[path.index(after: end)...]
-        for index in literals.indices where Self.bytesEqual(literals[index].segment, first) {
-            if atEnd {
-                if !literals[index].node.handlers.isEmpty { return literals[index].node.handlers }
-            } else if let found = literals[index].node.find(rest, parameters: &parameters) {
-                return found
-            }
-        }
-        if let name = parameterName, !first.isEmpty {
-            let found = atEnd
-                ? (parameterChild[0].handlers.isEmpty ? nil : parameterChild[0].handlers)
-                : parameterChild[0].find(rest, parameters: &parameters)
-            if let found {
-                // Parameters are percent-decoded (`%70%31` is `p1`); a malformed escape stays as
-                // sent, for the handler's validation to refuse.
-                let raw = Substring(first)
-                parameters[name] = PercentDecoding.decodePathSegment(raw) ?? String(raw)
-                return found
-            }
-        }
-        return nil
     }
 }

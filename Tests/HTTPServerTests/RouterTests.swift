@@ -33,6 +33,8 @@ struct RouterTests {
         (.get, "/products", "/products"),
         (.get, "/products/special", "/products/special"),
         (.get, "/products/p9/reviews", "/products/{id}/reviews id=p9"),
+        // The literal "special" leads nowhere further: the parameter takes the segment.
+        (.get, "/products/special/reviews", "/products/{id}/reviews id=special"),
         (.head, "/products/p1", "/products/{id} id=p1"),
         (.delete, "/cache/products/x", "/cache/products/{id} id=x"),
         (.get, "/", "/"),
