@@ -153,8 +153,8 @@ struct Route: Sendable {
 /// name cost more).
 typealias MethodTable = [(method: HTTPMethod, route: Route)]
 
+/// The routing trie as routes are added; lookups use its flattened ``RouteTable``.
 struct RouteNode: Sendable {
-
     /// Few children per node: a linear scan beats hashing the segment.
     var literals: [(segment: String, node: RouteNode)] = []
     var parameterName: String?
