@@ -1,6 +1,6 @@
 /// A ``RouteNode`` trie flattened into arrays of plain values. A lookup walks indices and compares
 /// bytes, so it retains nothing per hop; walking the nodes themselves retained each node's arrays
-/// and strings, about a fifth of a cached page's retains.
+/// and strings, and each path slice's storage: 12 of a cached page's 82 retains.
 struct RouteTable: Sendable {
     private struct Node: Sendable {
         /// This node's literal children, a range of `edges`.
@@ -22,7 +22,7 @@ struct RouteTable: Sendable {
     private var edges: [Edge] = []
     private var segmentBytes: [UInt8] = []
     private var parameterNames: [String] = []
-    private(set) var methodTables: [MethodTable] = []
+    private var methodTables: [MethodTable] = []
 
     init(_ root: RouteNode) {
         _ = add(root)
@@ -58,7 +58,7 @@ struct RouteTable: Sendable {
     /// back to the parameter. The walk moves indices over the one view: a slice per segment
     /// retained the path's storage each time.
     func find(_ path: Substring.UTF8View, parameters: inout PathParameters) -> MethodTable? {
-        guard !nodes.isEmpty, let found = find(path, at: path.startIndex, from: 0, parameters: &parameters) else { return nil }
+        guard let found = find(path, at: path.startIndex, from: 0, parameters: &parameters) else { return nil }
         return methodTables[found]
     }
 
