@@ -112,18 +112,20 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Applies the message-level rules that need the whole header section. Fields that take part
-    /// in them were noted while reading, so absent ones cost no scan.
-    private func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
-        let headers = headerReader.headers
+    /// in them were noted while reading, so absent ones cost no scan. The head's parts are moved
+    /// out of the parser, not copied: it forgets them at the next message anyway.
+    private mutating func makeHead() throws(HTTPParseError) -> HTTPRequestHead {
         let noted = headerReader.framingFields
         if noted.hostCount > 1 { throw .duplicateHost }
         if noted.hostCount == 0 && version == .http1_1 { throw .missingHost }
         if let host = noted.host, !HostValidator.isValidHostField(host) { throw .invalidHost }
+        let headers = headerReader.takeHeaders()
+        let framing = noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers, noted: noted) : .none
         return HTTPRequestHead(
-            method: method,
-            target: target,
-            path: requestTarget.path,
-            query: requestTarget.query,
+            method: Self.take(&method, leaving: .get),
+            target: Self.take(&target, leaving: ""),
+            path: Self.take(&requestTarget.path, leaving: ""),
+            query: Self.take(&requestTarget.query, leaving: nil),
             version: version,
             headers: headers,
             keepAlive: MessageFraming.keepAlive(version: version, headers: headers, noted: noted),
@@ -131,7 +133,13 @@ public struct HTTPRequestParser: Sendable {
                 ASCII.equalsIgnoringCase(field.name.utf8, "expect".utf8)
                     && ASCII.equalsIgnoringCase(field.value.utf8, "100-continue".utf8)
             },
-            framing: noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers, noted: noted) : .none)
+            framing: framing)
+    }
+
+    private static func take<Value>(_ value: inout Value, leaving empty: Value) -> Value {
+        var taken = empty
+        swap(&taken, &value)
+        return taken
     }
 
     private func framing(of headers: HTTPHeaders, noted: FramingFields) throws(HTTPParseError) -> BodyFraming {

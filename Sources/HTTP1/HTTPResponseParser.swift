@@ -122,9 +122,10 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    private func makeHead(requestMethod: HTTPMethod) throws(HTTPParseError) -> HTTPResponseHead {
-        let headers = headerReader.headers
+    /// The head's fields are moved out of the reader, which is replaced before the next response.
+    private mutating func makeHead(requestMethod: HTTPMethod) throws(HTTPParseError) -> HTTPResponseHead {
         let noted = headerReader.framingFields
+        let headers = headerReader.takeHeaders()
         let framing = try framing(of: headers, noted: noted, requestMethod: requestMethod)
         let code = statusLine.status.code
         let keepAlive = framing != .untilClose && code != 101

@@ -19,6 +19,13 @@ struct HeaderSectionReader: Sendable {
         self.fieldCount = fieldCount
     }
 
+    /// The fields read so far, moved out (the reader is left with none).
+    mutating func takeHeaders() -> HTTPHeaders {
+        var taken = HTTPHeaders()
+        swap(&taken, &headers)
+        return taken
+    }
+
     /// Consumes complete field lines from `offset`, advancing it. Returns true once
     /// the blank line closing the section has been consumed, false when more input
     /// is needed (then `offset` is the start of the incomplete line).
