@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test build release deps clean bench bench-duel
+.PHONY: run test build release deps clean bench bench-duel bench-counts
 
 deps:
 	@scripts/install-deps.sh
@@ -36,6 +36,13 @@ bench:
 bench-duel:
 	@scripts/install-deps.sh wrk nginx-light
 	python3 bench/duel.py $(BEFORE) $(AFTER) --scenario $(or $(SCENARIO),hot)
+
+## Runtime calls per answer (malloc, swift_retain, swift_task_switch...) counted with uprobes; steady
+## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss]
+bench-counts:
+	@scripts/install-deps.sh wrk nginx-light linux-perf
+	$(if $(DIR),,$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS))
+	python3 bench/counts.py $(or $(DIR),.build/release) --scenario $(or $(SCENARIO),hot)
 
 clean:
 	rm -rf .build

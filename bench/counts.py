@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Runtime calls per request, counted with uprobes: the instrument that stays steady on this host.
+
+Time-based comparisons here swing by a factor of two within an hour (the hypervisor steals CPU,
+and there is no hardware counter to read instructions), but how many times a request calls
+`malloc`, `swift_retain` or `swift_task_switch` repeats to a tenth between runs. This starts the
+service from DIR (default .build/release) on one loop with its upstream, puts a uprobe on each of
+those runtime functions, drives wrk against one scenario, and prints each count divided by the
+answers wrk received. Needs root, perf (Debian's linux-perf) and wrk; it removes its probes and
+stops everything it started.
+
+    python3 bench/counts.py [DIR] [--scenario hot|healthz|miss] [--seconds 2] [--runs 2]
+
+hot: 100 cached pages cycled; healthz; miss: cache off, 1,000 ids, three calls each to nginx
+serving a static export of the stub's catalog.
+"""
+import argparse
+import os
+import re
+import subprocess
+import tempfile
+import urllib.request
+
+from bench import Process, export_upstream, free_port, lua_paths, start_nginx, wait_until_up
+
+# (library, symbol): what a request costs the runtime, beyond its own code.
+PROBES = [
+    ("libc.so.6", "malloc"),
+    ("libswiftCore.so", "swift_allocObject"),
+    ("libswiftCore.so", "swift_retain"),
+    ("libswiftCore.so", "swift_unownedRetainStrong"),
+    ("libswift_Concurrency.so", "swift_task_switch"),
+]
+PREFIX = "pdcount_"
+
+
+def shared_libraries(binary):
+    """Library file name -> path, as the binary loads them."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return {m.group(1): m.group(2) for m in re.finditer(r"^\s*(\S+) => (\S+)", out, re.M)}
+
+
+def add_probes(binary):
+    """Adds one uprobe per PROBES entry; returns the perf event names."""
+    libraries = shared_libraries(binary)
+    events = []
+    for library, symbol in PROBES:
+        path = next((p for name, p in libraries.items() if name.startswith(library)), None)
+        if path is None:
+            raise SystemExit(f"{binary} does not load {library}")
+        out = subprocess.run(["perf", "probe", "-x", path, "-a", f"{PREFIX}{symbol}={symbol}"],
+                             capture_output=True, text=True)
+        event = re.search(r"(probe_\S+:" + PREFIX + symbol + r")", out.stdout + out.stderr)
+        if out.returncode != 0 or not event:
+            raise SystemExit(f"perf probe failed for {symbol}: {out.stderr.strip()}")
+        events.append(event.group(1))
+    return events
+
+
+def remove_probes(events):
+    for event in events:
+        subprocess.run(["perf", "probe", "-q", "-d", event], capture_output=True)
+
+
+def count(pid, events, url, script, seconds):
+    """Per-answer counts of `events` in process `pid` during one wrk run."""
+    perf = subprocess.run(
+        ["perf", "stat", "-x,", "-e", ",".join(events), "-p", str(pid), "--",
+         "wrk", "-t1", "-c64", f"-d{seconds}s", "-s", script, url],
+        capture_output=True, text=True, timeout=seconds + 60)
+    answers = int(re.search(r"(\d+) requests in", perf.stdout).group(1))
+    totals = {}
+    for line in perf.stderr.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2] in events and fields[0].isdigit():
+            totals[fields[2].split(":")[1][len(PREFIX):]] = int(fields[0])
+    return answers, {name: value / max(1, answers) for name, value in totals.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dir", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release"))
+    parser.add_argument("--scenario", choices=["hot", "healthz", "miss"], default="hot")
+    parser.add_argument("--seconds", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args()
+    service_binary = os.path.join(args.dir, "product-details")
+    work = tempfile.mkdtemp(prefix="pd-counts-")
+    # nginx's worker drops to an unprivileged user: it must be able to read the export.
+    os.chmod(work, 0o755)
+    started, events = [], []
+    try:
+        stub_port = free_port()
+        started.append(Process([os.path.join(args.dir, "catalog-stub")],
+                               env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"}))
+        wait_until_up(f"http://127.0.0.1:{stub_port}/healthz")
+        ids = [f"p{i}" for i in range(1, 1001 if args.scenario == "miss" else 101)]
+        upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "3600"}
+        if args.scenario == "miss":
+            export_upstream(stub_port, work, ids)
+            nginx, nginx_port = start_nginx(work)
+            started.append(nginx)
+            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
+        port = free_port()
+        service = Process([service_binary],
+                          env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1", **upstream})
+        started.append(service)
+        wait_until_up(f"http://127.0.0.1:{port}/healthz")
+        paths = ["/healthz"] if args.scenario == "healthz" else [f"/products/{i}" for i in ids]
+        if args.scenario == "hot":
+            for path in paths:  # all cached before counting
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
+        script = lua_paths(work, "paths.lua", paths)
+        events = add_probes(service_binary)
+        for run in range(args.runs):
+            answers, per_answer = count(service.popen.pid, events, f"http://127.0.0.1:{port}", script, args.seconds)
+            figures = ", ".join(f"{name} {value:.2f}" for name, value in per_answer.items())
+            print(f"{args.scenario} run {run + 1}: per answer {figures} ({answers} answers)", flush=True)
+    finally:
+        remove_probes(events)
+        for process in reversed(started):
+            process.stop()
+
+
+if __name__ == "__main__":
+    main()
