@@ -183,7 +183,10 @@ def alternate(sides, duration, rounds):
         if round_index % 2:
             order.reverse()
         round_index += 1
-        results = {index: measure(*sides[index][:2], 64, duration, sides[index][2]) for index in order}
+        results = {}
+        for index in order:
+            process, url, script = sides[index]
+            results[index] = measure(process, url, 64, duration, script)
         if max(result["steal"] for result in results.values()) > MAX_STEAL and repeated < rounds:
             repeated += 1
             continue

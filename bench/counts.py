@@ -40,10 +40,10 @@ def shared_libraries(binary):
     return {m.group(1): m.group(2) for m in re.finditer(r"^\s*(\S+) => (\S+)", out, re.M)}
 
 
-def add_probes(binary):
-    """Adds one uprobe per PROBES entry; returns the perf event names."""
+def add_probes(binary, events):
+    """Adds one uprobe per PROBES entry, appending each perf event name to `events` as soon as it
+    exists, so that a failure halfway still leaves the caller the ones to remove."""
     libraries = shared_libraries(binary)
-    events = []
     for library, symbol in PROBES:
         path = next((p for name, p in libraries.items() if name.startswith(library)), None)
         if path is None:
@@ -54,7 +54,6 @@ def add_probes(binary):
         if out.returncode != 0 or not event:
             raise SystemExit(f"perf probe failed for {symbol}: {out.stderr.strip()}")
         events.append(event.group(1))
-    return events
 
 
 def remove_probes(events):
@@ -111,7 +110,7 @@ def main():
             for path in paths:  # all cached before counting
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
         script = lua_paths(work, "paths.lua", paths)
-        events = add_probes(service_binary)
+        add_probes(service_binary, events)
         for run in range(args.runs):
             answers, per_answer = count(service.popen.pid, events, f"http://127.0.0.1:{port}", script, args.seconds)
             figures = ", ".join(f"{name} {value:.2f}" for name, value in per_answer.items())
