@@ -17,18 +17,25 @@ struct FramingFields: Sendable {
     var hasConnection: Bool { connectionCount > 0 }
     var hasContentLength: Bool { contentLengthCount > 0 }
 
-    mutating func note(name: UnsafeRawBufferPointer, value: String) {
+    /// Whether the message-level rules can decide from these notes alone, without the fields:
+    /// no Transfer-Encoding, and at most one Content-Length and one Connection line.
+    var decideFramingAlone: Bool {
+        !hasTransferEncoding && contentLengthCount <= 1 && connectionCount <= 1
+    }
+
+    /// `value` is made only for the fields kept here.
+    mutating func note(name: UnsafeRawBufferPointer, value: @autoclosure () -> String) {
         switch name.count {
         case 4 where Self.matches(name, "host"):
             hostCount += 1
-            if host == nil { host = value }
+            if host == nil { host = value() }
         case 6 where Self.matches(name, "expect"): hasExpect = true
         case 10 where Self.matches(name, "connection"):
             connectionCount += 1
-            if connection == nil { connection = value }
+            if connection == nil { connection = value() }
         case 14 where Self.matches(name, "content-length"):
             contentLengthCount += 1
-            if contentLength == nil { contentLength = value }
+            if contentLength == nil { contentLength = value() }
         case 17 where Self.matches(name, "transfer-encoding"): hasTransferEncoding = true
         default: break
         }

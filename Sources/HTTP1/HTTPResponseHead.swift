@@ -3,23 +3,30 @@
 public struct HTTPResponseHead: Sendable, Equatable {
     public var status: HTTPStatus
     public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    /// The header fields as received; ``headers`` makes them into strings.
+    public var fieldLines: HTTPFieldLines
     public var framing: BodyFraming
     /// False when the connection must not be reused (Connection: close, HTTP/1.0
     /// without keep-alive, or a close-delimited body).
     public var keepAlive: Bool
 
+    public var headers: HTTPHeaders { fieldLines.headers }
+
     public init(
         status: HTTPStatus,
         version: HTTPVersion = .http1_1,
-        headers: HTTPHeaders = HTTPHeaders(),
+        fieldLines: HTTPFieldLines = HTTPFieldLines(),
         framing: BodyFraming,
         keepAlive: Bool
     ) {
         self.status = status
         self.version = version
-        self.headers = headers
+        self.fieldLines = fieldLines
         self.framing = framing
         self.keepAlive = keepAlive
+    }
+
+    public init(status: HTTPStatus, version: HTTPVersion = .http1_1, headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool) {
+        self.init(status: status, version: version, fieldLines: HTTPFieldLines(headers), framing: framing, keepAlive: keepAlive)
     }
 }

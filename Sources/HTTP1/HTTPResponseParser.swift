@@ -33,7 +33,7 @@ public struct HTTPResponseParser: Sendable {
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
-        self.headerReader = HeaderSectionReader(limits: limits)
+        self.headerReader = HeaderSectionReader(limits: limits, keepingLines: true)
     }
 
     /// - Parameter requestMethod: the method of the request this response answers;
@@ -84,7 +84,7 @@ public struct HTTPResponseParser: Sendable {
     private mutating func prepareForNextMessage() {
         phase = .statusLine
         statusLineScanner.reset()
-        headerReader = HeaderSectionReader(limits: limits)
+        headerReader = HeaderSectionReader(limits: limits, keepingLines: true)
         body = MessageBodyDecoder()
         responseBegun = false
     }
@@ -110,7 +110,7 @@ public struct HTTPResponseParser: Sendable {
             if (100..<200).contains(code) && code != 101 {
                 // Interim response: nothing for the caller, the final one follows.
                 phase = .statusLine
-                headerReader = HeaderSectionReader(limits: limits)
+                headerReader = HeaderSectionReader(limits: limits, keepingLines: true)
                 continue
             }
             let head = try makeHead(requestMethod: requestMethod)
@@ -122,16 +122,18 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    /// The head's fields are moved out of the reader, which is replaced before the next response.
+    /// The head's field lines are moved out of the reader, which is replaced before the next
+    /// response. The fields are made only when the framing rules must read them.
     private mutating func makeHead(requestMethod: HTTPMethod) throws(HTTPParseError) -> HTTPResponseHead {
         let noted = headerReader.framingFields
-        let headers = headerReader.takeHeaders()
+        let lines = headerReader.takeLines()
+        let headers = noted.decideFramingAlone ? HTTPHeaders() : lines.headers
         let framing = try framing(of: headers, noted: noted, requestMethod: requestMethod)
         let code = statusLine.status.code
         let keepAlive = framing != .untilClose && code != 101
             && MessageFraming.keepAlive(version: statusLine.version, headers: headers, noted: noted)
         return HTTPResponseHead(
-            status: statusLine.status, version: statusLine.version, headers: headers,
+            status: statusLine.status, version: statusLine.version, fieldLines: lines,
             framing: framing, keepAlive: keepAlive)
     }
 

@@ -2,9 +2,14 @@
 /// `HTTPHeaders`, enforcing the size and count limits. Strings are created once
 /// per complete line, never while scanning. Trailers continue the budget of the
 /// header section they follow, so a peer cannot double the allowance.
+///
+/// A reader made with `keepingLines` builds no strings: it copies each validated line
+/// into `lines` (for ``HTTPFieldLines``) and notes only the framing fields.
 struct HeaderSectionReader: Sendable {
     private var scanner = FieldLineScanner()
     private(set) var headers = HTTPHeaders()
+    private var lines: [UInt8] = []
+    private let keepsLines: Bool
     private(set) var framingFields = FramingFields()
     /// Bytes of complete field lines so far, each including its CRLF.
     private(set) var bytesUsed: Int
@@ -12,11 +17,12 @@ struct HeaderSectionReader: Sendable {
     private let maxBytes: Int
     private let maxCount: Int
 
-    init(limits: HTTPLimits, bytesUsed: Int = 0, fieldCount: Int = 0) {
+    init(limits: HTTPLimits, bytesUsed: Int = 0, fieldCount: Int = 0, keepingLines: Bool = false) {
         self.maxBytes = limits.maxHeaderBytes
         self.maxCount = limits.maxHeaderCount
         self.bytesUsed = bytesUsed
         self.fieldCount = fieldCount
+        self.keepsLines = keepingLines
     }
 
     /// The fields read so far, moved out (the reader is left with none).
@@ -24,6 +30,13 @@ struct HeaderSectionReader: Sendable {
         var taken = HTTPHeaders()
         swap(&taken, &headers)
         return taken
+    }
+
+    /// The lines kept so far (`keepingLines` readers), moved out.
+    mutating func takeLines() -> HTTPFieldLines {
+        var taken: [UInt8] = []
+        swap(&taken, &lines)
+        return HTTPFieldLines(validated: taken)
     }
 
     /// Consumes complete field lines from `offset`, advancing it. Returns true once
@@ -45,11 +58,20 @@ struct HeaderSectionReader: Sendable {
                 fieldCount += 1
                 guard fieldCount <= maxCount else { throw .tooManyHeaders }
                 bytesUsed += next - offset
+                let nameBytes = UnsafeRawBufferPointer(rebasing: input[name])
+                if keepsLines {
+                    // One allocation for a typical upstream section (200-300 bytes).
+                    if lines.isEmpty { lines.reserveCapacity(384) }
+                    lines.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[offset..<next]))
+                    framingFields.note(
+                        name: nameBytes, value: String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self))
+                    offset = next
+                    continue
+                }
                 let valueText = String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self)
                 // One allocation for a typical section (an upstream answer has about eight
                 // fields) instead of regrowing at 1, 2, 4 and 8.
                 if headers.isEmpty { headers.reserveCapacity(12) }
-                let nameBytes = UnsafeRawBufferPointer(rebasing: input[name])
                 framingFields.note(name: nameBytes, value: valueText)
                 headers.add(name: String(decoding: nameBytes, as: UTF8.self), value: valueText)
                 offset = next

@@ -153,7 +153,7 @@ final class ClientConnection {
 
     private func finish(keepAlive: Bool) {
         guard let head else { return }
-        let response = HTTPClientResponse(status: head.status, headers: head.headers, body: body)
+        let response = HTTPClientResponse(status: head.status, fieldLines: head.fieldLines, body: body)
         body = []
         answered += 1
         let completion = self.completion
