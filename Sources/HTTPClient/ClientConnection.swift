@@ -19,6 +19,10 @@ final class ClientConnection {
     /// Tells the pool that this connection is gone (closed while idle, or after a failure).
     var onClosed: ((ClientConnection) -> Void)?
     private var idleTimer: LoopTimer?
+    /// When the connection last went back to the pool; the idle timer is armed once and, when it
+    /// fires early (the connection was used meanwhile), waits out what is left from here.
+    private var idleSince = ContinuousClock.now
+    private var idleTimeout = Duration.zero
 
     private enum State {
         case idle, busy, closed
@@ -49,7 +53,6 @@ final class ClientConnection {
     /// Sends one request; `completion` runs once on the loop thread.
     func send(_ bytes: [UInt8], method: HTTPMethod, completion: @escaping (Result<HTTPClientResponse, ExchangeFailure>) -> Void) {
         precondition(state == .idle, "a pooled connection carries one request at a time")
-        idleTimer?.stop()
         state = .busy
         self.method = method
         self.completion = completion
@@ -67,11 +70,26 @@ final class ClientConnection {
         close()
     }
 
-    /// Starts the idle timer that closes the connection if nobody uses it.
+    /// Closes the connection once nobody has used it for `timeout`. The timer is not stopped
+    /// and re-armed per call (two timer-heap operations on every upstream call): it stays armed
+    /// and checks `idleSince` when it fires.
     func parkIdle(for timeout: Duration) {
-        let timer = idleTimer ?? LoopTimer(loop: stream.loop)
+        idleSince = .now
+        idleTimeout = timeout
+        guard idleTimer == nil else { return }
+        let timer = LoopTimer(loop: stream.loop)
         idleTimer = timer
-        timer.start(after: timeout) { [unowned self] in close() }
+        timer.start(after: timeout) { [unowned self] in idleTimerFired() }
+    }
+
+    private func idleTimerFired() {
+        guard let idleTimer else { return }
+        let remaining = state == .idle ? idleTimeout - idleSince.duration(to: .now) : idleTimeout
+        if remaining > .zero {
+            idleTimer.start(after: remaining) { [unowned self] in idleTimerFired() }
+        } else {
+            close()
+        }
     }
 
     func close() {

@@ -164,7 +164,9 @@ final class HTTPConnection {
             answer(response, to: request.head)
             return
         }
-        disarmTimer()
+        // An armed idle timer stays armed here too (it lets a running handler be); stopping it
+        // and starting it again after the answer cost two timer-heap operations per request.
+        if timerPurpose == .request { disarmTimer() }
         guard owner.server.requests.admit(limit: configuration.maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
             let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
@@ -297,6 +299,11 @@ final class HTTPConnection {
     /// The idle timer was armed when the connection first went idle; requests answered since
     /// then only moved `idleSince`, so the timer waits out what is left of the timeout.
     private func idleTimerFired() {
+        guard state != .responding else {
+            // A handler is answering: no idle timeout meanwhile; the answer arms it again.
+            timerPurpose = .none
+            return
+        }
         let remaining = configuration.idleTimeout - idleSince.duration(to: .now)
         if remaining > .zero {
             timer.start(after: remaining) { [unowned self] in idleTimerFired() }

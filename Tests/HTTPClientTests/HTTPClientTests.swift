@@ -84,6 +84,34 @@ struct HTTPClientTests {
         }
     }
 
+    /// A pooled connection closes once it has been idle for the idle timeout, and never while
+    /// calls keep using it: back-to-back calls for over twice the timeout stay on one connection.
+    @Test func aPooledConnectionClosesWhenIdleForTheTimeoutAndNotWhileInUse() async throws {
+        try await withServer(routes: standardRoutes) { _, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            var configuration = HTTPClientConfiguration()
+            configuration.idleTimeout = .milliseconds(400)
+            let client = HTTPClient(group: group, configuration: configuration)
+            let origin = Origin(host: "127.0.0.1", port: port)
+            let clock = ContinuousClock()
+            let start = clock.now
+            var calls = 0
+            while start.duration(to: clock.now) < .milliseconds(1000) {
+                _ = try await client.get(origin, path: "/echo/busy", timeout: .seconds(5))
+                calls += 1
+            }
+            #expect(client.statistics.connectionsOpened == 1)
+            let idleFrom = clock.now
+            while client.statistics.openConnections > 0 { await Task.yield() }
+            #expect(idleFrom.duration(to: clock.now) >= .milliseconds(200))
+            _ = try await client.get(origin, path: "/echo/again", timeout: .seconds(5))
+            #expect(client.statistics.connectionsOpened == 2)
+            #expect(calls > 1)
+            await client.shutdown()
+        }
+    }
+
     /// Deadline timers are reused from call to call: each call must get its own deadline and
     /// callback, and a finished call's must not reach the next one.
     @Test func eachCallOnAReusedTimerKeepsItsOwnDeadline() async throws {

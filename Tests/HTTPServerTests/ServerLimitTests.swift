@@ -76,6 +76,45 @@ struct ServerLimitTests {
         }
     }
 
+    /// The idle timer stays armed while a task answers (it is not stopped and re-armed per
+    /// request): a handler still running when it fires must not lose its connection.
+    @Test func aHandlerRunningPastTheIdleTimeoutKeepsItsConnection() async throws {
+        let idleTimeout = Duration.milliseconds(300)
+        let release = Gate()
+        try await withServer(configure: { $0.idleTimeout = idleTimeout }, routes: { router in
+            standardRoutes(&router)
+            router.add(.get, "/held") { _, _ in
+                await release.wait()
+                return .text(.ok, "held")
+            }
+        }) { _, port in
+            let client = try await RawClient.connect(port: port)
+            #expect(try await client.request("/hello").status == 200)
+            try await client.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+            try await Task.sleep(for: idleTimeout * 3)
+            release.open()
+            let reply = try await client.readResponse()
+            #expect(reply.status == 200)
+            #expect(reply.text == "held")
+            #expect(try await client.request("/hello").status == 200)
+        }
+    }
+
+    /// Task-made answers move the idle start like immediate ones: back-to-back requests for
+    /// twice the idle timeout stay on one connection, which then closes once idle.
+    @Test func aConnectionAnsweredByTasksPastItsIdleTimeoutStaysOpenThenClosesWhenIdle() async throws {
+        let idleTimeout = Duration.milliseconds(500)
+        try await withServer(configure: { $0.idleTimeout = idleTimeout }, routes: { router in
+            router.add(.get, "/later") { _, _ in
+                await Task.yield()
+                return .text(.ok, "later")
+            }
+        }) { _, port in
+            let client = try await RawClient.connect(port: port)
+            try await expectOpenWhileBusyThenClosedWhenIdle(client, idleTimeout: idleTimeout, pause: .zero) { _ in "/later" }
+        }
+    }
+
     @Test func connectionsBeyondTheCapAreClosed() async throws {
         try await withServer(configure: { $0.maxConnections = 1 }, loops: 1, routes: standardRoutes) { server, port in
             let first = try await RawClient.connect(port: port)
