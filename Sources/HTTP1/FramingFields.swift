@@ -23,25 +23,43 @@ struct FramingFields: Sendable {
         !hasTransferEncoding && contentLengthCount <= 1 && connectionCount <= 1
     }
 
-    /// `value` is made only for the fields kept here.
-    mutating func note(name: UnsafeRawBufferPointer, value: @autoclosure () -> String) {
-        switch name.count {
-        case 4 where Self.matches(name, "host"):
-            hostCount += 1
-            if host == nil { host = value() }
-        case 6 where Self.matches(name, "expect"): hasExpect = true
-        case 10 where Self.matches(name, "connection"):
-            connectionCount += 1
-            if connection == nil { connection = value() }
-        case 14 where Self.matches(name, "content-length"):
-            contentLengthCount += 1
-            if contentLength == nil { contentLength = value() }
-        case 17 where Self.matches(name, "transfer-encoding"): hasTransferEncoding = true
-        default: break
+    /// The fields noted here, recognised by name.
+    enum Field {
+        case host, expect, connection, contentLength, transferEncoding
+
+        init?(name: UnsafeRawBufferPointer) {
+            switch name.count {
+            case 4 where FramingFields.matches(name, "host"): self = .host
+            case 6 where FramingFields.matches(name, "expect"): self = .expect
+            case 10 where FramingFields.matches(name, "connection"): self = .connection
+            case 14 where FramingFields.matches(name, "content-length"): self = .contentLength
+            case 17 where FramingFields.matches(name, "transfer-encoding"): self = .transferEncoding
+            default: return nil
+            }
         }
     }
 
-    private static func matches(_ name: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+    mutating func note(name: UnsafeRawBufferPointer, value: String) {
+        if let field = Field(name: name) { note(field, value: value) }
+    }
+
+    mutating func note(_ field: Field, value: String) {
+        switch field {
+        case .host:
+            hostCount += 1
+            if host == nil { host = value }
+        case .expect: hasExpect = true
+        case .connection:
+            connectionCount += 1
+            if connection == nil { connection = value }
+        case .contentLength:
+            contentLengthCount += 1
+            if contentLength == nil { contentLength = value }
+        case .transferEncoding: hasTransferEncoding = true
+        }
+    }
+
+    fileprivate static func matches(_ name: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         for index in 0..<name.count where ASCII.lowercased(name[index]) != expected[index] {
             return false

@@ -63,8 +63,9 @@ struct HeaderSectionReader: Sendable {
                     // One allocation for a typical upstream section (200-300 bytes).
                     if lines.isEmpty { lines.reserveCapacity(384) }
                     lines.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[offset..<next]))
-                    framingFields.note(
-                        name: nameBytes, value: String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self))
+                    if let field = FramingFields.Field(name: nameBytes) {
+                        framingFields.note(field, value: String(decoding: UnsafeRawBufferPointer(rebasing: input[value]), as: UTF8.self))
+                    }
                     offset = next
                     continue
                 }
