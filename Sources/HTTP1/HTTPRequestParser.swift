@@ -122,10 +122,10 @@ public struct HTTPRequestParser: Sendable {
         let headers = headerReader.takeHeaders()
         let framing = noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers, noted: noted) : .none
         return HTTPRequestHead(
-            method: Self.take(&method, leaving: .get),
-            target: Self.take(&target, leaving: ""),
-            path: Self.take(&requestTarget.path, leaving: ""),
-            query: Self.take(&requestTarget.query, leaving: nil),
+            method: moveOut(&method, leaving: .get),
+            target: moveOut(&target, leaving: ""),
+            path: moveOut(&requestTarget.path, leaving: ""),
+            query: moveOut(&requestTarget.query, leaving: nil),
             version: version,
             headers: headers,
             keepAlive: MessageFraming.keepAlive(version: version, headers: headers, noted: noted),
@@ -134,12 +134,6 @@ public struct HTTPRequestParser: Sendable {
                     && ASCII.equalsIgnoringCase(field.value.utf8, "100-continue".utf8)
             },
             framing: framing)
-    }
-
-    private static func take<Value>(_ value: inout Value, leaving empty: Value) -> Value {
-        var taken = empty
-        swap(&taken, &value)
-        return taken
     }
 
     private func framing(of headers: HTTPHeaders, noted: FramingFields) throws(HTTPParseError) -> BodyFraming {

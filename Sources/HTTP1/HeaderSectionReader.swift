@@ -27,16 +27,12 @@ struct HeaderSectionReader: Sendable {
 
     /// The fields read so far, moved out (the reader is left with none).
     mutating func takeHeaders() -> HTTPHeaders {
-        var taken = HTTPHeaders()
-        swap(&taken, &headers)
-        return taken
+        moveOut(&headers, leaving: HTTPHeaders())
     }
 
     /// The lines kept so far (`keepingLines` readers), moved out.
     mutating func takeLines() -> HTTPFieldLines {
-        var taken: [UInt8] = []
-        swap(&taken, &lines)
-        return HTTPFieldLines(validated: taken)
+        HTTPFieldLines(validated: moveOut(&lines, leaving: []))
     }
 
     /// Consumes complete field lines from `offset`, advancing it. Returns true once
