@@ -6,7 +6,7 @@ public struct CachedDocument: Sendable, Equatable {
     /// 200 (detail JSON) or 404 (problem+json).
     public let status: Int
     public let body: [UInt8]
-    /// Strong and quoted: `"\"<16 hex digits of FNV-1a 64 of body>\""`.
+    /// Strong and quoted: `"\"<16 hex digits of XXH64 of body>\""`.
     public let etag: String
     /// Parts left out because their upstream failed; such a document is cached only briefly.
     public let missing: [DetailPart]

@@ -1,12 +1,12 @@
 /// Strong entity tags derived from a body's bytes.
 ///
-/// FNV-1a 64 is cheap, stable across processes and runs (unlike `Hasher`, which is seeded per
-/// process), so every replica gives the same document the same tag and `If-None-Match` works
-/// behind a load balancer.
+/// The tag is the body's XXH64: cheap and stable across processes and runs (unlike `Hasher`,
+/// which is seeded per process), so every replica gives the same document the same tag and
+/// `If-None-Match` works behind a load balancer.
 public enum EntityTag {
     /// `"` + 16 lowercase hex digits + `"`, written into one allocation.
     public static func strong(for body: [UInt8]) -> String {
-        let hash = fnv1a64(body)
+        let hash = body.withUnsafeBytes(XXHash64.hash)
         return String(unsafeUninitializedCapacity: 18) { buffer in
             buffer[0] = UInt8(ascii: "\"")
             for index in 0..<16 {
@@ -16,14 +16,5 @@ public enum EntityTag {
             buffer[17] = UInt8(ascii: "\"")
             return 18
         }
-    }
-
-    public static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }

@@ -71,10 +71,23 @@ struct DetailEncoderTests {
         #expect(parsed["detail"] as? String == "No product has the id p\"1.")
     }
 
-    @Test func entityTagIsQuotedSixteenHexOfFNV1a() {
-        #expect(EntityTag.fnv1a64([]) == 0xcbf2_9ce4_8422_2325)
-        #expect(EntityTag.fnv1a64(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)
-        #expect(EntityTag.strong(for: Array("a".utf8)) == "\"af63dc4c8601ec8c\"")
-        #expect(EntityTag.strong(for: []).count == 18)
+    @Test func entityTagIsQuotedSixteenHexOfTheBodysXXH64() {
+        #expect(EntityTag.strong(for: []) == "\"ef46db3751d8e999\"")
+        #expect(EntityTag.strong(for: Array("a".utf8)) == "\"d24ec4f1a98c6e5b\"")
+        #expect(EntityTag.strong(for: Array("abc".utf8)) == "\"44bc2cf5ad770999\"")
+    }
+
+    /// Vectors from the Python `xxhash` package (an independent implementation), over lengths
+    /// that reach every path: the 32-byte stripes, 8- and 4-byte words and single bytes.
+    @Test(arguments: [
+        (0, 0xef46_db37_51d8_e999), (1, 0x1f25_c8d0_bc1f_4bb6), (3, 0x31d2_363f_52e5_64c9),
+        (4, 0x9bb6_4b7d_66ee_9fda), (7, 0x9a7b_1499_59ce_60d8), (8, 0xdab9_9d95_c6f9_0092),
+        (11, 0x7a52_cc94_57cf_1a1f), (31, 0xa2aa_5f33_cc4a_6119), (32, 0x23c3_c17e_f790_fd97),
+        (33, 0x50a7_cfc7_ba58_8784), (63, 0x5e3e_54b4_31c7_493c), (64, 0x0eb6_4b3e_f6ee_b01f),
+        (100, 0xa61f_8d4c_170f_e531),
+    ] as [(Int, UInt64)])
+    func xxHash64MatchesTheReferenceVectors(length: Int, expected: UInt64) {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) }
+        #expect(bytes.withUnsafeBytes(XXHash64.hash) == expected)
     }
 }
