@@ -34,8 +34,23 @@ struct FieldLineScanner: Sendable {
         tooLong: HTTPParseError
     ) throws(HTTPParseError) -> Line? {
         let end = input.count
+        // The latest offset of a line's CR: a content byte found there makes the line too long.
+        // (`maxLength` may be `.max`: no sum that could overflow.)
+        let contentEnd = maxLength < end - start ? start + maxLength : end
+        let runEnd = min(end, contentEnd + 1)
         var index = start + scannedCount
         while index < end {
+            // Most bytes of a line continue a name or a value: they skip the state machine.
+            switch part {
+            case .name:
+                while index < runEnd, ASCII.isTokenChar(input[index]) { index += 1 }
+            case .value:
+                while index < runEnd, ASCII.isFieldValueByte(input[index]) { index += 1 }
+            case .lineStart:
+                break
+            }
+            if index > contentEnd { throw tooLong }
+            guard index < end else { break }
             let byte = input[index]
             if byte == ASCII.cr {
                 guard index + 1 < end else { break }

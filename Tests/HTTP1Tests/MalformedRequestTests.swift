@@ -200,4 +200,20 @@ struct MalformedRequestTests {
         let parsed = try parseRequests([fits], limits: roomy)
         #expect(parsed.count == 2)
     }
+
+    /// The header budget counts a line's bytes the same whether a name or a value runs over it,
+    /// and whether the section arrives whole or a byte at a time (runs of ordinary bytes are
+    /// scanned in a tight loop that must stop at the budget).
+    @Test(arguments: [
+        ("Accept: hh", 12), ("Acceptance: h", 15), ("X-Note: h\tx y", 15),
+    ])
+    func aFieldLineFitsItsBudgetExactlyAndNotOneByteLess(line: String, exactBudget: Int) throws {
+        let raw = Array("GET / HTTP/1.0\r\n\(line)\r\n\r\n".utf8)
+        for pieces in [[raw], raw.map { [$0] }] {
+            let exact = HTTPLimits(maxRequestLineBytes: 64, maxHeaderBytes: exactBudget, maxHeaderCount: 4, maxBodyBytes: 0)
+            #expect(try parseRequests(pieces, limits: exact).count == 1)
+            let short = HTTPLimits(maxRequestLineBytes: 64, maxHeaderBytes: exactBudget - 1, maxHeaderCount: 4, maxBodyBytes: 0)
+            #expect(requestError(pieces, limits: short) == .headerSectionTooLarge)
+        }
+    }
 }
