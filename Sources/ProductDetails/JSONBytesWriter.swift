@@ -42,11 +42,11 @@ struct JSONBytesWriter {
     /// Runs that need no escaping (nearly all text) are appended whole.
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
-        for index in utf8.indices {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            runStart = index + 1
+        while true {
+            let stop = JSONPlainRun.end(in: utf8, from: runStart, allowingNonASCII: true)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<stop]))
+            guard stop < utf8.count else { return }
+            let byte = utf8[stop]
             if byte < 0x20 {
                 raw("\\u00")
                 bytes.append(Self.hexDigits[Int(byte >> 4)])
@@ -55,8 +55,8 @@ struct JSONBytesWriter {
                 bytes.append(UInt8(ascii: "\\"))
                 bytes.append(byte)
             }
+            runStart = stop + 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     /// Writes `"name":` (the name must not need escaping; it is a literal of ours).

@@ -16,12 +16,12 @@ extension JSONReader {
         let start = offset + 1
         var i = start
         var hasEscapes = false
-        while i < bytes.count {
+        while true {
+            // Printable ASCII other than `"` and `\` is by far the most common: skipped in runs.
+            i = JSONPlainRun.end(in: bytes, from: i, allowingNonASCII: false)
+            guard i < bytes.count else { break }
             let byte = bytes[i]
-            // Printable ASCII other than `"` and `\` is by far the most common: one range test.
-            if byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                i &+= 1
-            } else if byte == UInt8(ascii: "\"") {
+            if byte == UInt8(ascii: "\"") {
                 offset = i + 1
                 return JSONStringToken(start: start, end: i, hasEscapes: hasEscapes)
             } else if byte == UInt8(ascii: "\\") {
