@@ -9,17 +9,18 @@ struct JSONPlainRunTests {
         } ?? bytes.count
     }
 
-    /// Every byte value at every offset of a 19-byte buffer (two words and a tail), after plain
-    /// bytes that sit next to the stop classes (space, DEL, `#`, `[`, `]`, `~`, `!`).
+    /// Every byte value at every offset of the first 19 bytes of a 20-byte buffer (two words and
+    /// a tail), among plain bytes that sit next to the stop classes (space, DEL, `#`, `[`, `]`,
+    /// `~`, `!`), with a quote as the last byte.
     @Test(arguments: [false, true])
     func everyByteValueAtEveryOffsetEndsTheRunWhereAByteScanWould(allowingNonASCII: Bool) {
         let fillers: [UInt8] = [0x20, 0x7F, 0x23, 0x5B, 0x5D, 0x7E, 0x21, 0x61]
         for value in 0...255 {
             for offset in 0..<19 {
-                var bytes = (0..<19).map { fillers[$0 % fillers.count] }
+                var bytes = (0..<20).map { fillers[$0 % fillers.count] }
                 bytes[offset] = UInt8(value)
                 // A second stop later on must not hide the first.
-                bytes[18] = UInt8(ascii: "\"")
+                bytes[19] = UInt8(ascii: "\"")
                 for start in [0, 1, offset] {
                     let found = bytes.withUnsafeBufferPointer {
                         JSONPlainRun.end(in: $0, from: start, allowingNonASCII: allowingNonASCII)
