@@ -45,8 +45,10 @@ struct ImmediateAnswerTests {
     @Test func aConnectionBusyPastItsIdleTimeoutStaysOpenThenClosesWhenIdle() async throws {
         let idleTimeout = Duration.seconds(1)
         try await withServer(configure: { $0.idleTimeout = idleTimeout }, routes: Self.routes) { _, port in
+            let connecting = ContinuousClock.now
             let client = try await RawClient.connect(port: port)
-            try await expectOpenWhileBusyThenClosedWhenIdle(client, idleTimeout: idleTimeout, pause: .milliseconds(100)) { "/now/\($0)" }
+            try await expectOpenWhileBusyThenClosedWhenIdle(
+                client, connecting: connecting, idleTimeout: idleTimeout, pause: .milliseconds(100)) { "/now/\($0)" }
         }
     }
 

@@ -116,8 +116,10 @@ struct ServerLimitTests {
                 return .text(.ok, "later")
             }
         }) { _, port in
+            let connecting = ContinuousClock.now
             let client = try await RawClient.connect(port: port)
-            try await expectOpenWhileBusyThenClosedWhenIdle(client, idleTimeout: idleTimeout, pause: .zero) { _ in "/later" }
+            try await expectOpenWhileBusyThenClosedWhenIdle(
+                client, connecting: connecting, idleTimeout: idleTimeout, pause: .zero) { _ in "/later" }
         }
     }
 
