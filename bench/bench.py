@@ -241,16 +241,19 @@ def start_nginx(directory, workers=1, access_log="off"):
     return process, port
 
 
-def start_service(env):
+def start_service(env, binary=None, prefix=()):
+    """Starts the service (`binary`, default this tree's release build; `prefix` such as a
+    `taskset` command goes before it) on a free loopback port and waits until it answers."""
     port = free_port()
-    process = Process([SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", **env})
+    process = Process([*prefix, binary or SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", **env})
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     return process, port
 
 
-def start_stub(env=None):
+def start_stub(env=None, binary=None, prefix=()):
+    """Starts catalog-stub like ``start_service``."""
     port = free_port()
-    process = Process([STUB], env={"HOST": "127.0.0.1", "PORT": str(port), **(env or {})})
+    process = Process([*prefix, binary or STUB], env={"HOST": "127.0.0.1", "PORT": str(port), **(env or {})})
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     return process, port
 

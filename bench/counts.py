@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import urllib.request
 
-from bench import Process, export_upstream, free_port, lua_paths, start_nginx, wait_until_up
+from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
 
 # (library, symbol): what a request costs the runtime, beyond its own code.
 PROBES = [
@@ -89,10 +89,8 @@ def main():
     os.chmod(work, 0o755)
     started, events = [], []
     try:
-        stub_port = free_port()
-        started.append(Process([os.path.join(args.dir, "catalog-stub")],
-                               env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"}))
-        wait_until_up(f"http://127.0.0.1:{stub_port}/healthz")
+        stub, stub_port = start_stub({"CATALOG_SIZE": "20000"}, binary=os.path.join(args.dir, "catalog-stub"))
+        started.append(stub)
         ids = [f"p{i}" for i in range(1, 1001 if args.scenario == "miss" else 101)]
         upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "3600"}
         if args.scenario == "miss":
@@ -100,11 +98,8 @@ def main():
             nginx, nginx_port = start_nginx(work)
             started.append(nginx)
             upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
-        port = free_port()
-        service = Process([service_binary],
-                          env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1", **upstream})
+        service, port = start_service({"LOOPS": "1", **upstream}, binary=service_binary)
         started.append(service)
-        wait_until_up(f"http://127.0.0.1:{port}/healthz")
         paths = ["/healthz"] if args.scenario == "healthz" else [f"/products/{i}" for i in ids]
         if args.scenario == "hot":
             for path in paths:  # all cached before counting

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import urllib.request
 
-from bench import Process, export_upstream, free_port, lua_paths, start_nginx, wait_until_up
+from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
 
 
 def main():
@@ -38,11 +38,9 @@ def main():
     work = tempfile.mkdtemp(prefix="pd-duel-")
     started = []
     try:
-        stub_port = free_port()
-        started.append(Process(
-            ["taskset", "-c", "1", os.path.join(args.before, "catalog-stub")],
-            env={"HOST": "127.0.0.1", "PORT": str(stub_port), "CATALOG_SIZE": "20000"}))
-        wait_until_up(f"http://127.0.0.1:{stub_port}/healthz")
+        stub, stub_port = start_stub({"CATALOG_SIZE": "20000"}, binary=os.path.join(args.before, "catalog-stub"),
+                                     prefix=("taskset", "-c", "1"))
+        started.append(stub)
         upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}
         ids = [f"p{i}" for i in range(1, 1001 if args.scenario == "miss" else 101)]
         if args.scenario == "miss":
@@ -56,11 +54,9 @@ def main():
             upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
         ports = {}
         for side, directory in (("before", args.before), ("after", args.after)):
-            port = free_port()
-            started.append(Process(
-                ["taskset", "-c", "0", os.path.join(directory, "product-details")],
-                env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", "LOOPS": "1", **upstream}))
-            wait_until_up(f"http://127.0.0.1:{port}/healthz")
+            service, port = start_service({"LOOPS": "1", **upstream}, binary=os.path.join(directory, "product-details"),
+                                          prefix=("taskset", "-c", "0"))
+            started.append(service)
             ports[side] = port
         paths = [f"/products/{i}" for i in ids]
         if args.scenario == "hot":
