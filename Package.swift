@@ -6,7 +6,7 @@ import PackageDescription
 let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOCKS"] == "1" ? [.define("TSAN_LOCKS")] : []
 
 // Dependency direction (a module imports only those above it):
-// CLibUV → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
+// CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
 let package = Package(
     name: "product-details",
@@ -21,8 +21,10 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // Defines epoll_ctl, which interposes on the C library's: see EdgeTriggered.c.
+        .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
-        .target(name: "EventLoop", dependencies: ["CLibUV", "Locking"]),
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
         .target(name: "HTTP1"),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
@@ -51,6 +53,6 @@ let package = Package(
 // status to find its executor preference: 27 of an uncached page's 63.
 // Not for the executables: with it, Swift 6.3's debug build of an `async` `@main` passed a
 // garbage caller isolation down the call chain (a crash in the first `await`); they only call in.
-for target in package.targets where target.type == .regular || target.type == .test {
+for target in package.targets where (target.type == .regular && target.name != "CEdgeTriggered") || target.type == .test {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

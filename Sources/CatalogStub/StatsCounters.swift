@@ -6,6 +6,7 @@ final class StatsCounters: Sendable {
     private let reviews = Atomic<Int>(0)
     private let suggested = Atomic<Int>(0)
     private let abandoned = Atomic<Int>(0)
+    private let abandonedProduct = Atomic<Int>(0)
 
     func received(_ route: StubRoute) {
         switch route {
@@ -16,8 +17,9 @@ final class StatsCounters: Sendable {
         }
     }
 
-    func abandon() {
+    func abandon(_ route: StubRoute) {
         abandoned.add(1, ordering: .relaxed)
+        if route == .product { abandonedProduct.add(1, ordering: .relaxed) }
     }
 
     func snapshot(openConnections: Int) -> StubStats {
@@ -26,6 +28,7 @@ final class StatsCounters: Sendable {
             reviews: reviews.load(ordering: .relaxed),
             suggested: suggested.load(ordering: .relaxed),
             abandoned: abandoned.load(ordering: .relaxed),
+            abandonedProduct: abandonedProduct.load(ordering: .relaxed),
             openConnections: openConnections
         )
     }
@@ -35,5 +38,6 @@ final class StatsCounters: Sendable {
         reviews.store(0, ordering: .relaxed)
         suggested.store(0, ordering: .relaxed)
         abandoned.store(0, ordering: .relaxed)
+        abandonedProduct.store(0, ordering: .relaxed)
     }
 }

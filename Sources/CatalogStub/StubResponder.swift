@@ -98,7 +98,7 @@ final class StubResponder: Sendable {
         counters.received(route)
         if let id = request.headers["X-Request-ID"] { requestIDs.record(id) }
         // Counted first, then held: a paused route's arrivals show in `stats()` while they wait.
-        guard await gate.pass(route) else { return abandoned() }
+        guard await gate.pass(route) else { return abandoned(route) }
         let plan: FaultPlan
         do {
             plan = try self.plan(for: route, headers: request.headers)
@@ -110,14 +110,14 @@ final class StubResponder: Sendable {
             do {
                 try await clock.sleep(for: .milliseconds(plan.latencyMs))
             } catch {
-                return abandoned()
+                return abandoned(route)
             }
         }
         if plan.hang {
             while !Task.isCancelled {
                 try? await clock.sleep(for: .seconds(3600))
             }
-            return abandoned()
+            return abandoned(route)
         }
         if errors.fails(route, rate: plan.errorRate) {
             return injectedError(plan)
@@ -133,7 +133,7 @@ final class StubResponder: Sendable {
         if plan.resetMidBody {
             response.resetAfterBodyBytes = body.count / 2
         }
-        if Task.isCancelled { return abandoned() }
+        if Task.isCancelled { return abandoned(route) }
         return response
     }
 
@@ -168,8 +168,8 @@ final class StubResponder: Sendable {
     }
 
     /// Counts a request whose client went away; the answer is never written.
-    private func abandoned() -> HTTPResponse {
-        counters.abandon()
+    private func abandoned(_ route: StubRoute) -> HTTPResponse {
+        counters.abandon(route)
         return HTTPResponse(status: HTTPStatus(code: 499, reasonPhrase: "Client Closed Request"))
     }
 }

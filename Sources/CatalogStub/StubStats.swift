@@ -6,18 +6,21 @@ public struct StubStats: Sendable, Equatable {
     public var suggested: Int
     /// Requests whose handler was cancelled before answering: the client went away mid-request.
     public var abandoned: Int
+    /// Of those, the ones on the product route (the route that fault tests delay).
+    public var abandonedProduct: Int
     /// Connections open right now (not reset by `resetStats`).
     public var openConnections: Int
 
-    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, openConnections: Int = 0) {
+    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, abandonedProduct: Int = 0, openConnections: Int = 0) {
         self.product = product
         self.reviews = reviews
         self.suggested = suggested
         self.abandoned = abandoned
+        self.abandonedProduct = abandonedProduct
         self.openConnections = openConnections
     }
 
-    /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"openConnections":…}`
+    /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"abandonedProduct":…,"openConnections":…}`
     public var json: [UInt8] {
         var writer = JSONWriter(capacity: 128)
         writer.beginObject()
@@ -28,6 +31,7 @@ public struct StubStats: Sendable, Equatable {
         writer.field("suggested", suggested)
         writer.endObject()
         writer.field("abandoned", abandoned)
+        writer.field("abandonedProduct", abandonedProduct)
         writer.field("openConnections", openConnections)
         writer.endObject()
         return writer.bytes

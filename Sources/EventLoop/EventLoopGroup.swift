@@ -21,13 +21,14 @@ public final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// Starts `count` loops (default: one per core) and returns once every thread runs its loop.
-    public init(loopCount: Int = EventLoopGroup.coreCount) throws(UVError) {
+    /// Each loop reads every socket into one buffer of `readBufferSize` bytes.
+    public init(loopCount: Int = EventLoopGroup.coreCount, readBufferSize: Int = 64 * 1024) throws(UVError) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
         // libuv writes with write(2): a peer that closed must give EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<loopCount {
-            loops.append(try EventLoop(index: index))
+            loops.append(try EventLoop(index: index, readBufferSize: readBufferSize))
         }
         self.loops = loops
         var threads: [pthread_t] = []

@@ -1,3 +1,4 @@
+import CEdgeTriggered
 import CLibUV
 
 /// A TCP connection on one loop: reads into the loop's shared buffer and hands each chunk to
@@ -15,6 +16,7 @@ public final class TCPStream: LoopHandle {
 
     private var reading = false
     private var closeWhenFlushed = false
+    private var edgeTriggered = false
     /// The completion of a `connect` in progress.
     var pendingConnect: ((Result<TCPStream, UVError>) -> Void)?
 
@@ -39,6 +41,23 @@ public final class TCPStream: LoopHandle {
     /// Disables Nagle's algorithm: responses are written whole, and latency matters more.
     public func setNoDelay() {
         uv_tcp_nodelay(tcp, 1)
+    }
+
+    /// Has the kernel report this connection's readiness edge-triggered, as nginx has it: the
+    /// connections that got data come up in the order it arrived, where level-triggered epoll
+    /// would serve the ones reported last time first (see EdgeTriggered.c). Call before the first
+    /// `startReading`. False when the descriptor cannot be marked; the connection then stays
+    /// level-triggered, which is always correct.
+    @discardableResult
+    public func pollEdgeTriggered() -> Bool {
+        guard !isClosing, !edgeTriggered, let descriptor else { return edgeTriggered }
+        edgeTriggered = pd_edge_triggered_mark(descriptor, true)
+        return edgeTriggered
+    }
+
+    var descriptor: Int32? {
+        var descriptor: uv_os_fd_t = -1
+        return uv_fileno(handle, &descriptor) == 0 ? descriptor : nil
     }
 
     public func startReading() {
@@ -118,6 +137,9 @@ public final class TCPStream: LoopHandle {
     }
 
     override func willClose() {
+        // Before libuv closes the descriptor: its number may be reused by any socket afterwards.
+        if edgeTriggered, let descriptor { pd_edge_triggered_mark(descriptor, false) }
+        edgeTriggered = false
         reading = false
         onRead = nil
         onReadEnd = nil
@@ -135,12 +157,29 @@ public final class TCPStream: LoopHandle {
     fileprivate func deliver(_ count: Int) {
         if count > 0 {
             onRead?(UnsafeRawBufferPointer(start: loop.readBuffer.baseAddress, count: count))
+            guard edgeTriggered, reading, !isClosing else { return }
+            if count == loop.readBuffer.count {
+                rearm()
+            } else if let descriptor, pd_edge_triggered_end_pending(descriptor) {
+                readEnded(nil)
+            }
         } else if count < 0 {
-            reading = false
-            uv_read_stop(stream)
-            let error: UVError? = count == Int(UV_EOF.rawValue) ? nil : UVError(code: Int32(count))
-            onReadEnd?(error)
+            readEnded(count == Int(UV_EOF.rawValue) ? nil : UVError(code: Int32(count)))
         }
+    }
+
+    private func readEnded(_ error: UVError?) {
+        reading = false
+        uv_read_stop(stream)
+        onReadEnd?(error)
+    }
+
+    /// libuv reads at most 32 buffers per readiness report; a full buffer may leave bytes behind
+    /// that, edge-triggered, no later report would announce. Stopping and restarting makes libuv
+    /// register the socket again before it next polls, and the kernel then checks what is there.
+    private func rearm() {
+        uv_read_stop(stream)
+        uv_read_start(stream, tcpStreamAllocate, tcpStreamRead)
     }
 
     fileprivate func wrote(status: Int32) {

@@ -32,6 +32,7 @@ final class LoopServer {
             stream.close()
             return
         }
+        if configuration.edgeTriggeredPolling { stream.pollEdgeTriggered() }
         let connection = HTTPConnection(stream: stream, owner: self)
         connections[ObjectIdentifier(connection)] = connection
         connection.start()

@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Reading pauses while this many pipelined bytes wait behind the request being answered.
     public var maxBufferedInputBytes = 64 * 1024
     public var listenBacklog: Int32 = 1024
+    /// Client connections are polled edge-triggered (`TCPStream.pollEdgeTriggered`): requests are
+    /// read in the order they arrived, which keeps the latency tail short under load.
+    public var edgeTriggeredPolling = true
 
     public init() {}
 }

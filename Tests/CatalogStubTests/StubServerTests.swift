@@ -65,6 +65,7 @@ import TestSupport
             let requests = try #require(document["requests"] as? [String: Int])
             #expect(requests == ["product": 3, "reviews": 2, "suggested": 1])
             #expect(document["abandoned"] as? Int == 0)
+            #expect(document["abandonedProduct"] as? Int == 0)
             #expect(document["openConnections"] as? Int == 1)
 
             #expect(try await client.request("/stats", method: "DELETE").status == 204)
