@@ -12,6 +12,12 @@ struct ConfigurationTests {
         #expect(configuration.isDemo)
         #expect(configuration.service.ttl == .seconds(60))
         #expect(configuration.adminToken == nil)
+        #expect(configuration.server.edgeTriggeredPolling)
+    }
+
+    @Test func connectionPollingCanBeLevelTriggered() throws {
+        #expect(try !AppConfiguration.fromEnvironment(["CONNECTION_POLLING": "level"]).server.edgeTriggeredPolling)
+        #expect(try AppConfiguration.fromEnvironment(["CONNECTION_POLLING": "Edge"]).server.edgeTriggeredPolling)
     }
 
     @Test(arguments: [
@@ -21,6 +27,7 @@ struct ConfigurationTests {
         (["LOOPS": "0"], "LOOPS"),
         (["MAX_HEADER_BYTES": "12"], "MAX_HEADER_BYTES"),
         (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
+        (["CONNECTION_POLLING": "oneshot"], "CONNECTION_POLLING"),
         (["UPSTREAM_URL": "https://catalog"], "PRODUCTS_URL"),
         (["UPSTREAM_URL": "catalog:8081"], "PRODUCTS_URL"),
         (["PRODUCTS_URL": "http://catalog:8081"], "UPSTREAM_URL"),
