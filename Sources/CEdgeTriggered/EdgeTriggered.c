@@ -4,49 +4,84 @@
 // earlier but missed it; under a steady load those wait almost two batches (the hot p99 in
 // bench/HISTORY.md). Edge-triggered, the ready list is in arrival order, as nginx has it.
 //
-// This file defines epoll_ctl: the executable's definition interposes on the C library's, so
-// libuv's calls come here. Marked descriptors get EPOLLET added; every call goes on to the kernel.
+// This file defines epoll_ctl and epoll_wait: the executable's definitions interpose on the C
+// library's, so libuv's calls come here and go on to the kernel. Marked descriptors are
+// registered with EPOLLET and EPOLLRDHUP added; a loop's epoll_wait notes the EPOLLRDHUP reports.
 // libuv's reads assume level-triggered reports twice, and TCPStream covers both for a marked
 // socket: after 32 full buffers it stops with bytes left (TCPStream re-registers the socket after
-// a full read), and at a short read it stops before a FIN that came with the data
-// (pd_edge_triggered_end_pending). Writes need nothing: libuv asks for EPOLLOUT when the kernel
-// took less than it was given; registering makes the kernel check the socket as it is then, and
-// space freed later comes as a new edge.
+// a full read), and at a short read it stops before a FIN that came with the data (TCPStream asks
+// pd_edge_triggered_peer_closed, as nginx keeps EPOLLRDHUP as a pending end of file). Writes need
+// nothing: libuv asks for EPOLLOUT when the kernel took less than it was given; registering makes
+// the kernel check the socket as it is then, and space freed later comes as a new edge.
 #include "EdgeTriggered.h"
 
 #ifdef __linux__
+#include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { MARKABLE_DESCRIPTORS = 1 << 16 };
+enum { DESCRIPTORS = 1 << 16 };
 
-// Relaxed: a socket is marked, registered and unmarked on its loop's thread; a descriptor number
-// reused on another thread is only reused after close, which follows the unmark.
-static _Atomic unsigned char marked[MARKABLE_DESCRIPTORS];
+// Relaxed: a socket is marked, registered, polled, read and unmarked on its loop's thread, and a
+// loop's epoll instance is declared, polled and withdrawn on it too; a descriptor number reused on
+// another thread is only reused after close, which follows the unmark or the withdrawal.
+static _Atomic unsigned char marked[DESCRIPTORS];
+static _Atomic unsigned char peerClosed[DESCRIPTORS];
+static _Atomic unsigned char loopEpoll[DESCRIPTORS];
+
+static bool flag(_Atomic unsigned char *table, int fd) {
+    return fd >= 0 && fd < DESCRIPTORS && atomic_load_explicit(&table[fd], memory_order_relaxed);
+}
 
 bool pd_edge_triggered_mark(int fd, bool on) {
-    if (fd < 0 || fd >= MARKABLE_DESCRIPTORS) return false;
+    if (fd < 0 || fd >= DESCRIPTORS) return false;
+    atomic_store_explicit(&peerClosed[fd], 0, memory_order_relaxed);
     atomic_store_explicit(&marked[fd], on ? 1 : 0, memory_order_relaxed);
     return true;
 }
 
+bool pd_edge_triggered_watch_loop(int epfd, bool on) {
+    if (epfd < 0 || epfd >= DESCRIPTORS) return false;
+    atomic_store_explicit(&loopEpoll[epfd], on ? 1 : 0, memory_order_relaxed);
+    return true;
+}
+
+bool pd_edge_triggered_peer_closed(int fd) {
+    return flag(peerClosed, fd);
+}
+
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     struct epoll_event edge;
-    if (event != NULL && (op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && fd >= 0 && fd < MARKABLE_DESCRIPTORS
-        && atomic_load_explicit(&marked[fd], memory_order_relaxed)) {
+    if (event != NULL && (op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && flag(marked, fd)) {
         edge = *event;
-        edge.events |= EPOLLET;
+        edge.events |= EPOLLET | EPOLLRDHUP;
         event = &edge;
     }
     return (int)syscall(SYS_epoll_ctl, epfd, op, fd, event);
 }
 
-bool pd_edge_triggered_end_pending(int fd) {
-    char byte;
-    return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+// Only a loop's instance: other users of epoll in the process (Dispatch, say) keep a pointer in
+// `data`, not a descriptor.
+static int notePeerCloses(int epfd, struct epoll_event *events, int count) {
+    if (count <= 0 || !flag(loopEpoll, epfd)) return count;
+    for (int i = 0; i < count; i++) {
+        int fd = events[i].data.fd;
+        if ((events[i].events & EPOLLRDHUP) && flag(marked, fd)) {
+            atomic_store_explicit(&peerClosed[fd], 1, memory_order_relaxed);
+        }
+    }
+    return count;
+}
+
+int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout, const sigset_t *sigmask) {
+    return notePeerCloses(epfd, events, (int)syscall(SYS_epoll_pwait, epfd, events, maxevents, timeout, sigmask, _NSIG / 8));
+}
+
+int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout) {
+    return epoll_pwait(epfd, events, maxevents, timeout, NULL);
 }
 #else
 bool pd_edge_triggered_mark(int fd, bool on) {
@@ -55,7 +90,13 @@ bool pd_edge_triggered_mark(int fd, bool on) {
     return false;
 }
 
-bool pd_edge_triggered_end_pending(int fd) {
+bool pd_edge_triggered_watch_loop(int epfd, bool on) {
+    (void)epfd;
+    (void)on;
+    return false;
+}
+
+bool pd_edge_triggered_peer_closed(int fd) {
     (void)fd;
     return false;
 }

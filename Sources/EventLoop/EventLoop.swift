@@ -1,3 +1,4 @@
+import CEdgeTriggered
 import CLibUV
 import Locking
 import Synchronization
@@ -55,6 +56,7 @@ public final class EventLoop: @unchecked Sendable {
         drainer = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         try UVError.check(uv_loop_init(uvLoop))
+        pd_edge_triggered_watch_loop(uv_backend_fd(uvLoop), true)
         uvLoop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         try UVError.check(uv_async_init(uvLoop, wakeup, eventLoopWakeup))
         wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -148,6 +150,7 @@ public final class EventLoop: @unchecked Sendable {
         drain()
         uv_run(uvLoop, UV_RUN_DEFAULT)
         drain()
+        pd_edge_triggered_watch_loop(uv_backend_fd(uvLoop), false)
         uv_loop_close(uvLoop)
         lifecycle.store(Lifecycle.stopped.rawValue, ordering: .releasing)
         pthread_setspecific(LoopThreadKey.key, nil)

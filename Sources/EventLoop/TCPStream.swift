@@ -160,7 +160,7 @@ public final class TCPStream: LoopHandle {
             guard edgeTriggered, reading, !isClosing else { return }
             if count == loop.readBuffer.count {
                 rearm()
-            } else if let descriptor, pd_edge_triggered_end_pending(descriptor) {
+            } else if let descriptor, pd_edge_triggered_peer_closed(descriptor) {
                 readEnded(nil)
             }
         } else if count < 0 {

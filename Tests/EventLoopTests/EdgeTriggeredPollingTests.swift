@@ -36,6 +36,7 @@ struct EdgeTriggeredPollingTests {
 
     // From <sys/epoll.h>, which Glibc's Swift module does not export.
     static let epollIn: UInt32 = 0x001
+    static let epollRDHUP: UInt32 = 0x2000
     static let epollET: UInt32 = 1 << 31
 
     /// The events the kernel holds for `descriptor` in the loop's epoll set, from /proc.
@@ -71,6 +72,7 @@ struct EdgeTriggeredPollingTests {
         let registered = try #require(events, "the socket should be in the loop's epoll set")
         #expect(registered & Self.epollIn != 0)
         #expect((registered & Self.epollET != 0) == edgeTriggered)
+        #expect((registered & Self.epollRDHUP != 0) == edgeTriggered)
     }
 
     /// 48 KiB wait in the socket before reading starts, and the loop reads 1 KiB at a time: libuv
@@ -101,7 +103,8 @@ struct EdgeTriggeredPollingTests {
 
     /// The client's request and its FIN wait in the socket before reading starts: libuv reads the
     /// bytes, stops at the short read, and no edge follows for the FIN; only the stream's check
-    /// after a short read reports the end. The client's read would time out without it.
+    /// after a short read (the EPOLLRDHUP that came with the data) reports the end. The client's
+    /// read would time out without it.
     @Test(arguments: [true, false])
     func aFinThatCameWithTheDataEndsTheRead(edgeTriggered: Bool) async throws {
         let (group, handles, client) = try await Self.connected()

@@ -4,13 +4,19 @@
 #include <stdbool.h>
 
 /// Marks (or unmarks) a socket so that every epoll registration of it, libuv's included, is
-/// edge-triggered (EPOLLET). Returns false where that is not possible: descriptors at or above
-/// 65536, or a system without epoll. Unmark before the descriptor is closed.
+/// edge-triggered (EPOLLET) and reports the peer's FIN (EPOLLRDHUP). Returns false where that is
+/// not possible: descriptors at or above 65536, or a system without epoll. Unmark before the
+/// descriptor is closed.
 bool pd_edge_triggered_mark(int fd, bool on);
 
-/// After a short read of an edge-triggered socket: true when all that is left is the peer's FIN
-/// (the next read would return 0). libuv stops reading at a short read, and a FIN that came in
-/// with the data raises no edge of its own, so nothing else would report it.
-bool pd_edge_triggered_end_pending(int fd);
+/// Declares (or withdraws) `epfd` as a libuv loop's epoll instance, whose events carry the
+/// descriptor in `data.fd`: only its reports are read for `pd_edge_triggered_peer_closed`.
+/// Withdraw before the loop closes it.
+bool pd_edge_triggered_watch_loop(int epfd, bool on);
+
+/// Whether a loop's epoll_wait has reported the peer's FIN for this marked socket. After a short
+/// read this means all that is left is the FIN: libuv stops reading at a short read, and a FIN
+/// that came with the data raises no edge of its own, so nothing else would report it.
+bool pd_edge_triggered_peer_closed(int fd);
 
 #endif
