@@ -21,7 +21,7 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
-        // Defines epoll_ctl, which interposes on the C library's: see EdgeTriggered.c.
+        // Defines epoll_ctl and epoll_wait, which take the place of the C library's: see EdgeTriggered.c.
         .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
