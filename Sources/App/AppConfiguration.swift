@@ -11,6 +11,8 @@ public struct AppConfiguration: Sendable {
     /// Time between turning not-ready and closing the listeners on SIGTERM.
     public var shutdownDelay: Duration = .zero
     public var logLevel = "info"
+    /// Bytes of log lines held while the sink is slow; beyond it request lines are dropped first.
+    public var logBufferBytes = 1 << 20
     /// Upstream base URLs; nil for all three means demo mode (an in-process catalog).
     public var productsURL: String?
     public var reviewsURL: String?
@@ -51,6 +53,9 @@ public struct AppConfiguration: Sendable {
         config.shutdownGrace = .seconds(try reader.int("SHUTDOWN_GRACE_SECONDS", default: 10, in: 0...3600, "time in-flight requests get on SIGTERM"))
         config.shutdownDelay = .seconds(try reader.int("SHUTDOWN_DELAY_SECONDS", default: 0, in: 0...3600, "on SIGTERM, time /readyz answers 503 while still serving, before the listeners close"))
         config.logLevel = try reader.choice("LOG_LEVEL", default: "info", among: ["debug", "info", "warn", "error"], "log verbosity")
+        config.logBufferBytes = try reader.int(
+            "LOG_BUFFER_BYTES", default: 1 << 20, in: 16_384...(1 << 30),
+            "log lines held while standard output is slow; when full, request lines are dropped first (counted)")
         try readUpstreams(&reader, into: &config)
         try readSemantics(&reader, into: &config)
         config.settings = reader.described

@@ -37,17 +37,27 @@ public final class Application: Sendable {
         self.demoCatalog = demoCatalog
     }
 
+    /// How long stopping waits for the log writer to write what is buffered: a sink stuck in
+    /// `write(2)` is not waited for past it.
+    public static let logFlushTimeout: Duration = .seconds(1)
+
     /// Builds every part, binds the listeners and returns the running application.
-    /// - Parameter logSink: where log lines go (standard output unless a test collects them).
+    /// - Parameter logDestination: where log lines go (standard output unless a test collects them).
     public static func start(
-        configuration: AppConfiguration, logSink: @escaping @Sendable ([UInt8]) -> Void = { Logger.write($0) }
+        configuration: AppConfiguration, logDestination: LogDestination = .descriptor(1)
     ) async throws -> Application {
-        let logger = Logger(minimum: Logger.Level(configuration.logLevel), sink: logSink)
-        let group = try EventLoopGroup(loopCount: configuration.loops)
+        let writer = LogWriter(capacity: configuration.logBufferBytes, destination: logDestination)
+        let logger = Logger(minimum: Logger.Level(configuration.logLevel), writer: writer)
         do {
-            return try await start(configuration: configuration, group: group, logger: logger)
+            let group = try EventLoopGroup(loopCount: configuration.loops)
+            do {
+                return try await start(configuration: configuration, group: group, logger: logger)
+            } catch {
+                group.shutdown()
+                throw error
+            }
         } catch {
-            group.shutdown()
+            writer.close(within: logFlushTimeout)
             throw error
         }
     }
@@ -77,6 +87,7 @@ public final class Application: Sendable {
         let client = HTTPClient(group: group, configuration: configuration.client)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
         let metrics = ServiceMetrics(group: group)
+        metrics.observe(logWriter: logger.writer)
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
             time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])), events: metrics)
@@ -128,6 +139,7 @@ public final class Application: Sendable {
         await demoCatalog?.shutdown()
         group.shutdown()
         logger.lifecycle("stopped")
+        logger.writer.close(within: Self.logFlushTimeout)
     }
 }
 

@@ -63,6 +63,14 @@ final class ServiceMetrics: ServiceEvents {
         }
     }
 
+    /// Log lines the writer had to drop because the sink did not keep up.
+    func observe(logWriter: LogWriter) {
+        registry.counter("log_lines_dropped_total", help: "Log lines dropped because the log sink did not keep up, by kind of line.",
+                         labels: [("line", "request")]) { logWriter.droppedLines.request }
+        registry.counter("log_lines_dropped_total", help: "Log lines dropped because the log sink did not keep up, by kind of line.",
+                         labels: [("line", "other")]) { logWriter.droppedLines.other }
+    }
+
     // MARK: HTTP requests
 
     /// Counts one answered request and its duration; called on the connection's loop, or off it

@@ -2,19 +2,62 @@
 ///
 /// Strings are escaped per RFC 8259: quote and backslash get a backslash, control characters
 /// become `\u00XX`, and every other UTF-8 byte passes through unchanged.
-struct JSONBytesWriter {
-    private(set) var bytes: [UInt8] = []
+public struct JSONBytesWriter {
+    public private(set) var bytes: [UInt8] = []
 
-    init(reservingCapacity capacity: Int = 256) {
+    public init(reservingCapacity capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ text: StaticString) {
+    /// Goes on appending to `buffer`, which is left empty until `release()` gives it back: the
+    /// storage moves, so a large buffer is neither copied nor reallocated.
+    public init(adopting buffer: inout [UInt8]) {
+        swap(&bytes, &buffer)
+    }
+
+    /// The bytes written so far (with what the adopted buffer held); the writer is left empty.
+    public mutating func release() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        return out
+    }
+
+    public mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Bytes that are already JSON (or part of a token), appended as they are.
+    public mutating func raw(_ text: [UInt8]) {
+        bytes.append(contentsOf: text)
+    }
+
+    /// `scaled / 10^decimals` as a JSON number with at least one fraction digit and no trailing
+    /// zeros beyond it (`1.0`, `0.05`, `12.345`): a duration counted in microseconds is written
+    /// in milliseconds without going through floating point.
+    public mutating func fixedPoint(_ scaled: Int, decimals: Int) {
+        precondition(decimals > 0 && decimals < 19, "between 1 and 18 fraction digits")
+        if scaled < 0 { bytes.append(UInt8(ascii: "-")) }
+        var divisor = 1
+        for _ in 0..<decimals { divisor *= 10 }
+        let magnitude = Int(scaled.magnitude)
+        int(magnitude / divisor)
+        bytes.append(UInt8(ascii: "."))
+        var fraction = magnitude % divisor
+        var digits = decimals
+        while digits > 1, fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        var place = 1
+        for _ in 1..<digits { place *= 10 }
+        for _ in 0..<digits {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / place % 10))
+            place /= 10
+        }
+    }
+
     /// Decimal digits written straight into the buffer (no `String` made for them).
-    mutating func int(_ value: Int) {
+    public mutating func int(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -28,7 +71,7 @@ struct JSONBytesWriter {
         }
     }
 
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         // Read in place when the text is contiguous (native strings are); a copy made
         // contiguous otherwise.
@@ -60,7 +103,7 @@ struct JSONBytesWriter {
     }
 
     /// Writes `"name":` (the name must not need escaping; it is a literal of ours).
-    mutating func key(_ name: StaticString) {
+    public mutating func key(_ name: StaticString) {
         bytes.append(UInt8(ascii: "\""))
         raw(name)
         raw("\":")

@@ -111,7 +111,7 @@ func baseConfiguration(stubPort: Int) -> AppConfiguration {
 func withE2E(
     configure: (inout AppConfiguration) -> Void = { _ in },
     stub configureStub: (inout StubConfiguration) -> Void = { _ in },
-    logSink: @escaping @Sendable ([UInt8]) -> Void = { _ in },
+    logDestination: LogDestination = .collector { _ in },
     _ body: (E2E) async throws -> Void
 ) async throws {
     var stubConfiguration = StubConfiguration()
@@ -133,7 +133,7 @@ func withE2E(
     configure(&configuration)
     let app: Application
     do {
-        app = try await Application.start(configuration: configuration, logSink: logSink)
+        app = try await Application.start(configuration: configuration, logDestination: logDestination)
     } catch {
         await stub.shutdown()
         stubGroup.shutdown()

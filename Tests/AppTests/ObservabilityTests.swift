@@ -55,15 +55,17 @@ extension AppE2ETests {
         }
 
         @Test func everyRequestLogsOneJSONLineWithTheDocumentedFields() async throws {
-            let lines = Locked<[String]>([])
-            try await withE2E(configure: { $0.logLevel = "info" }, logSink: { bytes in
-                lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+            let output = Locked<String>("")
+            try await withE2E(configure: { $0.logLevel = "info" }, logDestination: .collector { batch in
+                output.withLock { $0 += String(decoding: batch, as: UTF8.self) }
             }) { env async throws in
                 #expect(try await env.get("/products/p24", headers: ["X-Request-ID": "trace-24"]).status == 200)
                 #expect(try await env.get("/products/p24").status == 200)
             }
-            let requests = lines.withLock { $0 }.compactMap { line -> [String: Any]? in
-                #expect(line.hasSuffix("\n"))
+            // Batches hold whole lines: what the app wrote until it stopped ends with a newline.
+            let text = output.withLock { $0 }
+            #expect(text.hasSuffix("\n"))
+            let requests = text.split(separator: "\n").compactMap { line -> [String: Any]? in
                 let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
                 #expect(object != nil, "not JSON: \(line)")
                 return object?["msg"] as? String == "request" ? object : nil

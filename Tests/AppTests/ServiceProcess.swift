@@ -13,14 +13,17 @@ final class ServiceProcess: Sendable {
     let process: Process
     let port: Int
     private let output: OutputCollector
+    private let pipe: Pipe
 
     /// The executable next to the test bundle (`swift build --build-tests` builds both).
     static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("product-details")
     }
 
-    /// Starts the service and waits for its "listening" log line.
-    init(environment: [String: String]) throws {
+    /// Starts the service and waits for its "listening" log line. With `holdingOutput`, nothing
+    /// more is read from its standard output after that line until `releaseOutput()`: the pipe
+    /// fills as it would behind a log reader that does not keep up.
+    init(environment: [String: String], holdingOutput: Bool = false) throws {
         let process = Process()
         process.executableURL = Self.executable
         process.environment = ["HOST": "127.0.0.1", "PORT": "0", "LOOPS": "2"].merging(environment) { _, new in new }
@@ -28,13 +31,11 @@ final class ServiceProcess: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         let output = OutputCollector()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { output.append(data) }
-        }
+        pipe.fileHandleForReading.readabilityHandler = Self.reader(into: output, holdingAfterStart: holdingOutput)
         try process.run()
         self.process = process
         self.output = output
+        self.pipe = pipe
         let deadline = Date().addingTimeInterval(30)
         var found: Int?
         while found == nil, Date() < deadline, process.isRunning {
@@ -49,6 +50,19 @@ final class ServiceProcess: Sendable {
     }
 
     var log: String { output.text }
+
+    /// Reads the output on from where `holdingOutput` stopped.
+    func releaseOutput() {
+        pipe.fileHandleForReading.readabilityHandler = Self.reader(into: output, holdingAfterStart: false)
+    }
+
+    private static func reader(into output: OutputCollector, holdingAfterStart: Bool) -> @Sendable (FileHandle) -> Void {
+        { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.append(data) }
+            if holdingAfterStart, output.port() != nil { handle.readabilityHandler = nil }
+        }
+    }
 
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ProductDetails
+
+/// One JSON object per line, handed to a `LogWriter` that writes from a thread of its own.
+/// Messages are autoclosures so a disabled level costs nothing.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable {
+        case debug, info, warn, error
+
+        public init(_ name: String) {
+            switch name {
+            case "debug": self = .debug
+            case "warn": self = .warn
+            case "error": self = .error
+            default: self = .info
+            }
+        }
+
+        /// `"level":"…","msg":` as the line writes it.
+        var prefix: StaticString {
+            switch self {
+            case .debug: #""level":"debug","msg":"#
+            case .info: #""level":"info","msg":"#
+            case .warn: #""level":"warn","msg":"#
+            case .error: #""level":"error","msg":"#
+            }
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let minimum: Level
+    public let writer: LogWriter
+
+    public init(minimum: Level, writer: LogWriter) {
+        self.minimum = minimum
+        self.writer = writer
+    }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        guard level >= minimum else { return }
+        write(level, message(), fields())
+    }
+
+    /// Debug lines give way first when the sink falls behind, like request lines; the others are
+    /// kept while there is room.
+    private func write(_ level: Level, _ message: String, _ fields: [(String, String)]) {
+        writer.append(level == .debug ? .request : .kept) { json in
+            json.raw(level.prefix)
+            json.string(message)
+            for (key, value) in fields {
+                json.raw(",")
+                json.string(key)
+                json.raw(":")
+                json.string(value)
+            }
+            json.raw("}\n")
+        }
+    }
+
+    /// Whether request lines are written (`info` or `debug`).
+    var logsRequests: Bool { minimum <= .info }
+
+    /// The one line per answered request. Its field names are literals and its numbers are
+    /// written as digits: nothing is formatted through `String`.
+    func request(
+        method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String
+    ) {
+        guard Level.info >= minimum else { return }
+        let (seconds, attoseconds) = duration.components
+        let microseconds = Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)
+        writer.append(.request) { json in
+            json.raw(#""level":"info","msg":"request","method":"#)
+            json.string(method)
+            json.raw(#","route":"#)
+            json.string(route)
+            json.raw(#","status":"#)
+            json.int(status)
+            json.raw(#","durationMs":"#)
+            json.fixedPoint(microseconds, decimals: 3)
+            json.raw(#","cache":"#)
+            json.string(cache)
+            json.raw(#","upstreamAttempts":"#)
+            json.int(upstreamAttempts)
+            json.raw(#","requestId":"#)
+            json.string(requestID)
+            json.raw("}\n")
+        }
+    }
+
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        log(.info, message(), fields())
+    }
+
+    public func warn(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        log(.warn, message(), fields())
+    }
+
+    /// Start-up and shutdown lines (where the service listens, demo mode, signals): printed at
+    /// every level but `error`, because operators and tests need them even with request logs off.
+    public func lifecycle(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        guard minimum < .error else { return }
+        write(.info, message(), fields())
+    }
+
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        log(.error, message(), fields())
+    }
+
+    /// Writes a plain line to standard error at once (start-up failures, before or without the
+    /// writer thread).
+    public static func printError(_ text: String) {
+        _ = LogDestination.descriptor(2).write(Array((text + "\n").utf8))
+    }
+}
