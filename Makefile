@@ -15,12 +15,13 @@ release: deps
 
 ## Runs the service on :8080 (PORT to change); with no upstream configured it serves a demo catalog.
 run: release
-	.build/release/product-details
+	GLIBC_TUNABLES=$${GLIBC_TUNABLES:-glibc.malloc.tcache_count=128} .build/release/product-details
 
 ## Builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
 ## with the issues, a short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
+	@scripts/install-deps.sh libcap2-bin
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/contract-test.sh

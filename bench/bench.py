@@ -32,6 +32,9 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVICE = os.path.join(ROOT, ".build/release/product-details")
 STUB = os.path.join(ROOT, ".build/release/catalog-stub")
+# What the Dockerfile and compose.yaml give the service (Sources/App/AllocatorTuning.swift): the
+# service does not set it itself, so every measurement starts it with it.
+ALLOCATOR_TUNABLES = "glibc.malloc.tcache_count=128"
 
 
 def free_port():
@@ -245,7 +248,8 @@ def start_service(env, binary=None, prefix=()):
     """Starts the service (`binary`, default this tree's release build; `prefix` such as a
     `taskset` command goes before it) on a free loopback port and waits until it answers."""
     port = free_port()
-    process = Process([*prefix, binary or SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn", **env})
+    process = Process([*prefix, binary or SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn",
+                                                         "GLIBC_TUNABLES": ALLOCATOR_TUNABLES, **env})
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     return process, port
 

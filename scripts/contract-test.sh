@@ -95,10 +95,12 @@ start() { # name, then env assignments; the binary is the last argument
 start stub HOST=127.0.0.1 PORT=0 "$BIN/catalog-stub"
 STUB_PORT=$("$PY" "$TOOLS" port "$WORK/stub.log" 20)
 STUB="http://127.0.0.1:$STUB_PORT"
-start service HOST=127.0.0.1 PORT=0 UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" "$BIN/product-details"
+# GLIBC_TUNABLES as the Dockerfile sets it (Sources/App/AllocatorTuning.swift).
+TUNABLES=GLIBC_TUNABLES=glibc.malloc.tcache_count=128
+start service HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" "$BIN/product-details"
 # A second service, for answers the first must not give: admin routes off (403) and load shedding
 # (503 with MAX_INFLIGHT_LOADS=1).
-start service-limited HOST=127.0.0.1 PORT=0 UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 "$BIN/product-details"
+start service-limited HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 "$BIN/product-details"
 PORT_MAIN=$("$PY" "$TOOLS" port "$WORK/service.log" 20)
 PORT_LIMITED=$("$PY" "$TOOLS" port "$WORK/service-limited.log" 20)
 BASE="http://127.0.0.1:$PORT_MAIN"

@@ -351,6 +351,8 @@ def main():
             "HOST": "127.0.0.1", "PORT": "0", "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}",
             "CACHE_MAX_ENTRIES": str(CACHE_MAX_ENTRIES), "LOG_LEVEL": "warn", "ADMIN_TOKEN": ADMIN_TOKEN,
             "REQUEST_DEADLINE_MS": str(REQUEST_DEADLINE_MS), "SHUTDOWN_GRACE_SECONDS": "2",
+            # As the Dockerfile sets it (Sources/App/AllocatorTuning.swift).
+            "GLIBC_TUNABLES": "glibc.malloc.tcache_count=128",
         }, directory)
         children.append(service)
         port = int(service.wait_for_line("listening")["port"])

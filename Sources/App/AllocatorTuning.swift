@@ -2,52 +2,62 @@
 import Glibc
 #endif
 
-/// Makes glibc's per-thread cache of freed blocks (tcache) deep enough for a loop thread.
+/// Whether glibc runs with a per-thread cache of freed blocks (tcache) deep enough for a loop
+/// thread, as the deployment files and our own tools set it.
 ///
 /// By default glibc keeps at most 7 freed blocks of each size class per thread; every further
 /// `free` and the `malloc` that follows take the locked arena path. An uncached page allocates
-/// about a hundred blocks of a few recurring sizes and dozens of pages are in flight on one loop,
-/// so the default cache overflows all the time: a cache of 128 served uncached pages 1.05x faster
-/// (`bench/duel.py`, miss; 1,000 did no better). Tunables are read only when a program starts, so
-/// the service sets the variable and re-executes itself once, before anything else runs. An
-/// operator's own `glibc.malloc.tcache_count` is kept as it is.
+/// about a hundred blocks of a few recurring sizes, with dozens of pages in flight on one loop, so
+/// the default cache overflows all the time (bench/HISTORY.md has the measurement). glibc reads
+/// `GLIBC_TUNABLES` only when a program starts, so the setting belongs where the program is
+/// started: the Dockerfile's `ENV`, compose.yaml, `make run` and the benchmark scripts. The
+/// service never re-executes itself to set it: under file capabilities or set-user-ID glibc runs
+/// in secure-execution mode and drops the variable, and a re-exec would never see it survive.
 public enum AllocatorTuning {
+    /// The recommended setting, as `GLIBC_TUNABLES` carries it.
+    public static let recommended = "glibc.malloc.tcache_count=128"
     static let tunable = "glibc.malloc.tcache_count"
-    static let tcacheCount = 128
 
-    /// The `GLIBC_TUNABLES` value to run with, or nil when `current` already sets the cache size.
-    static func tunables(amending current: String?) -> String? {
-        let setting = "\(tunable)=\(tcacheCount)"
-        guard let current, !current.isEmpty else { return setting }
-        let alreadySet = current.split(separator: ":").contains { $0.hasPrefix("\(tunable)=") }
-        return alreadySet ? nil : current + ":" + setting
+    /// What the start-up line says: the cache size in effect, or that glibc's default is.
+    /// - Parameters:
+    ///   - tunables: `GLIBC_TUNABLES` as the running process sees it.
+    ///   - secureExecution: whether the process runs in glibc's secure-execution mode (`AT_SECURE`),
+    ///     where glibc ignores such tunables.
+    static func describe(tunables: String?, secureExecution: Bool) -> String {
+        let setting = tunables?.split(separator: ":").last { $0.hasPrefix("\(tunable)=") }
+        guard let setting, !secureExecution else {
+            let why = secureExecution && setting != nil ? "ignored in secure-execution mode" : "not set"
+            return "glibc default tcache (\(tunable) \(why); recommended GLIBC_TUNABLES=\(recommended))"
+        }
+        return String(setting)
     }
 
-    /// Re-executes the running program with the tunable set; returns only when that is not needed
-    /// or not possible (no `/proc`), and then the program runs with glibc's defaults.
-    public static func applyByReexecuting() {
+    /// The description for this process.
+    public static var current: String {
         #if canImport(Glibc)
-        let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
-        guard let wanted = tunables(amending: current) else { return }
-        setenv("GLIBC_TUNABLES", wanted, 1)
-        // By its real path: a process exec'd as /proc/self/exe is named "exe" in ps and top.
-        execv(executablePath() ?? "/proc/self/exe", CommandLine.unsafeArgv)
-        if let current {
-            setenv("GLIBC_TUNABLES", current, 1)
-        } else {
-            unsetenv("GLIBC_TUNABLES")
-        }
+        let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
+        return describe(tunables: tunables, secureExecution: secureExecution)
+        #else
+        return "not glibc"
         #endif
     }
 
     #if canImport(Glibc)
-    private static func executablePath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // A binary replaced since it started reads "<path> (deleted)": only the link still runs it.
-        return path.hasSuffix(" (deleted)") ? nil : path
+    /// `AT_SECURE` from the auxiliary vector the kernel gave the process (`/proc/self/auxv`:
+    /// pairs of machine words, type then value, ending with type 0).
+    static var secureExecution: Bool {
+        let descriptor = open("/proc/self/auxv", O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var words = [UInt](repeating: 0, count: 128)
+        let count = words.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return false }
+        let atSecure: UInt = 23
+        for pair in stride(from: 0, to: count / MemoryLayout<UInt>.stride - 1, by: 2) {
+            if words[pair] == 0 { break }
+            if words[pair] == atSecure { return words[pair + 1] != 0 }
+        }
+        return false
     }
     #endif
 }

@@ -107,7 +107,7 @@ public final class Application: Sendable {
         let port = try await server.start()
         logger.lifecycle("listening", [
             ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
-            ("version", AppVersion.current),
+            ("version", AppVersion.current), ("allocator", AllocatorTuning.current),
         ])
         logger.info("configuration", configuration.effective)
         return Application(

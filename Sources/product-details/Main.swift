@@ -7,7 +7,6 @@ import Glibc
 @main
 struct ProductDetailsMain {
     static func main() async {
-        AllocatorTuning.applyByReexecuting()
         let arguments = CommandLine.arguments.dropFirst()
         if arguments.contains("--help") || arguments.contains("-h") {
             print(AppConfiguration.helpText())

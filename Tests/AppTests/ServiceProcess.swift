@@ -23,9 +23,15 @@ final class ServiceProcess: Sendable {
     /// Starts the service and waits for its "listening" log line. With `holdingOutput`, nothing
     /// more is read from its standard output after that line until `releaseOutput()`: the pipe
     /// fills as it would behind a log reader that does not keep up.
-    init(environment: [String: String], holdingOutput: Bool = false) throws {
+    /// `executable` and `arguments` start it some other way (through `setpriv`, say), as long as
+    /// the process started becomes the service.
+    init(
+        executable: URL = ServiceProcess.executable, arguments: [String] = [], environment: [String: String],
+        holdingOutput: Bool = false
+    ) throws {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
+        process.arguments = arguments
         process.environment = ["HOST": "127.0.0.1", "PORT": "0", "LOOPS": "2"].merging(environment) { _, new in new }
         let pipe = Pipe()
         process.standardOutput = pipe
