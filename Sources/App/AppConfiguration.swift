@@ -23,6 +23,9 @@ public struct AppConfiguration: Sendable {
     public var adminToken: String?
     /// Products in the demo catalog.
     public var demoCatalogSize = 10_000
+    /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
+    /// start-up check of edge-triggered polling fails and the service polls level-triggered.
+    var epollInterposerBypass: EpollInterposerBypass = []
 
     /// True when no upstream is configured.
     public var isDemo: Bool { productsURL == nil && reviewsURL == nil && suggestionsURL == nil }

@@ -49,7 +49,7 @@ public final class Application: Sendable {
         let writer = LogWriter(capacity: configuration.logBufferBytes, destination: logDestination)
         let logger = Logger(minimum: Logger.Level(configuration.logLevel), writer: writer)
         do {
-            let group = try EventLoopGroup(loopCount: configuration.loops)
+            let group = try EventLoopGroup(loopCount: configuration.loops, bypassing: configuration.epollInterposerBypass)
             do {
                 return try await start(configuration: configuration, group: group, logger: logger)
             } catch {
@@ -63,12 +63,15 @@ public final class Application: Sendable {
     }
 
     private static func start(configuration: AppConfiguration, group: EventLoopGroup, logger: Logger) async throws -> Application {
+        var configuration = configuration
+        let pollingCheck = await checkPolling(configuration: &configuration, group: group, logger: logger)
         var demoCatalog: CatalogStub?
         let upstreams: (products: Origin, reviews: Origin, suggestions: Origin)
         if configuration.isDemo {
             var stubConfiguration = StubConfiguration()
             stubConfiguration.port = 0
             stubConfiguration.catalogSize = configuration.demoCatalogSize
+            stubConfiguration.edgeTriggeredPolling = configuration.server.edgeTriggeredPolling
             let stub = CatalogStub(group: group, configuration: stubConfiguration)
             let port = try await stub.start()
             let origin = Origin(host: "127.0.0.1", port: port)
@@ -88,6 +91,7 @@ public final class Application: Sendable {
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
         let metrics = ServiceMetrics(group: group)
         metrics.observe(logWriter: logger.writer)
+        metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
             time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])), events: metrics)
@@ -108,11 +112,29 @@ public final class Application: Sendable {
         logger.lifecycle("listening", [
             ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
             ("version", AppVersion.current), ("allocator", AllocatorTuning.current),
+            ("polling", configuration.server.edgeTriggeredPolling ? "edge" : "level"), ("pollingCheck", pollingCheck),
         ])
         logger.info("configuration", configuration.effective)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
             logger: logger, demoCatalog: demoCatalog)
+    }
+
+    /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when
+    /// the check fails on any loop, every loop polls level-triggered and one warning says why.
+    /// Returns the check's outcome for the `listening` line.
+    private static func checkPolling(configuration: inout AppConfiguration, group: EventLoopGroup, logger: Logger) async -> String {
+        guard configuration.server.edgeTriggeredPolling else { return "not run (CONNECTION_POLLING=level)" }
+        switch await EdgeTriggeredPollingCheck.run(on: group) {
+        case .passed:
+            return "passed"
+        case .failed(let reason):
+            configuration.server.edgeTriggeredPolling = false
+            logger.warn("edge-triggered polling is not available here: client connections are polled level-triggered", [
+                ("reason", reason),
+            ])
+            return "failed: " + reason
+        }
     }
 
     /// The port the service listens on.

@@ -71,6 +71,13 @@ final class ServiceMetrics: ServiceEvents {
                          labels: [("line", "other")]) { logWriter.droppedLines.other }
     }
 
+    /// Whether client connections are polled edge-triggered (the start-up check passed).
+    func observe(edgeTriggeredPolling: Bool) {
+        registry.gauge("edge_triggered_polling", help: "1 when client connections are polled edge-triggered, 0 when level-triggered.") {
+            edgeTriggeredPolling ? 1 : 0
+        }
+    }
+
     // MARK: HTTP requests
 
     /// Counts one answered request and its duration; called on the connection's loop, or off it

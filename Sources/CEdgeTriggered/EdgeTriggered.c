@@ -30,10 +30,17 @@ enum { DESCRIPTORS = 1 << 16 };
 // another thread is only reused after close, which follows the unmark or the withdrawal.
 static _Atomic unsigned char marked[DESCRIPTORS];
 static _Atomic unsigned char peerClosed[DESCRIPTORS];
+// Per epoll instance: 0 not a loop's, else LOOP and, as a test hook, what is left as if libuv had
+// not called the functions below: its registrations (BYPASS_CTL), its reports (BYPASS_WAIT).
+enum { LOOP = 1, BYPASS_CTL = 2, BYPASS_WAIT = 4 };
 static _Atomic unsigned char loopEpoll[DESCRIPTORS];
 
+static unsigned char entry(_Atomic unsigned char *table, int fd) {
+    return fd >= 0 && fd < DESCRIPTORS ? atomic_load_explicit(&table[fd], memory_order_relaxed) : 0;
+}
+
 static bool flag(_Atomic unsigned char *table, int fd) {
-    return fd >= 0 && fd < DESCRIPTORS && atomic_load_explicit(&table[fd], memory_order_relaxed);
+    return entry(table, fd) != 0;
 }
 
 bool pd_edge_triggered_mark(int fd, bool on) {
@@ -45,7 +52,14 @@ bool pd_edge_triggered_mark(int fd, bool on) {
 
 bool pd_edge_triggered_watch_loop(int epfd, bool on) {
     if (epfd < 0 || epfd >= DESCRIPTORS) return false;
-    atomic_store_explicit(&loopEpoll[epfd], on ? 1 : 0, memory_order_relaxed);
+    atomic_store_explicit(&loopEpoll[epfd], on ? LOOP : 0, memory_order_relaxed);
+    return true;
+}
+
+bool pd_edge_triggered_bypass_loop(int epfd, bool registrations, bool reports) {
+    if (!(entry(loopEpoll, epfd) & LOOP)) return false;
+    unsigned char value = LOOP | (registrations ? BYPASS_CTL : 0) | (reports ? BYPASS_WAIT : 0);
+    atomic_store_explicit(&loopEpoll[epfd], value, memory_order_relaxed);
     return true;
 }
 
@@ -55,7 +69,7 @@ bool pd_edge_triggered_peer_closed(int fd) {
 
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     struct epoll_event edge;
-    if (event != NULL && (op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && flag(marked, fd)) {
+    if (event != NULL && (op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && flag(marked, fd) && !(entry(loopEpoll, epfd) & BYPASS_CTL)) {
         edge = *event;
         edge.events |= EPOLLET | EPOLLRDHUP;
         event = &edge;
@@ -66,7 +80,7 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 // Only a loop's instance: other users of epoll in the process (Dispatch, say) keep a pointer in
 // `data`, not a descriptor.
 static int notePeerCloses(int epfd, struct epoll_event *events, int count) {
-    if (count <= 0 || !flag(loopEpoll, epfd)) return count;
+    if (count <= 0 || entry(loopEpoll, epfd) != LOOP) return count;  // a loop's, not bypassed
     for (int i = 0; i < count; i++) {
         int fd = events[i].data.fd;
         if ((events[i].events & EPOLLRDHUP) && flag(marked, fd)) {
@@ -93,6 +107,13 @@ bool pd_edge_triggered_mark(int fd, bool on) {
 bool pd_edge_triggered_watch_loop(int epfd, bool on) {
     (void)epfd;
     (void)on;
+    return false;
+}
+
+bool pd_edge_triggered_bypass_loop(int epfd, bool registrations, bool reports) {
+    (void)epfd;
+    (void)registrations;
+    (void)reports;
     return false;
 }
 

@@ -27,6 +27,7 @@ public final class CatalogStub: Sendable {
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
+        serverConfiguration.edgeTriggeredPolling = configuration.edgeTriggeredPolling
         server = HTTPServer(group: group, configuration: serverConfiguration) { request, context in
             await routes.respond(to: request, context: context)
         }

@@ -3,6 +3,8 @@ public struct StubConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8081
     public var catalogSize = 10_000
+    /// Client connections polled edge-triggered (see ServerConfiguration.edgeTriggeredPolling).
+    public var edgeTriggeredPolling = true
     /// Seeds the catalog and the error-rate sequences: one seed, one behaviour.
     public var seed: UInt64 = 42
     /// Faults applied to every request that neither a header nor a control plan overrides.

@@ -49,7 +49,7 @@ public final class EventLoop: @unchecked Sendable {
         case created, running, stopping, stopped
     }
 
-    init(index: Int, readBufferSize: Int = 64 * 1024) throws(UVError) {
+    init(index: Int, readBufferSize: Int = 64 * 1024, bypassing bypass: EpollInterposerBypass = []) throws(UVError) {
         self.index = index
         uvLoop = .allocate(capacity: 1)
         wakeup = .allocate(capacity: 1)
@@ -57,6 +57,9 @@ public final class EventLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         try UVError.check(uv_loop_init(uvLoop))
         pd_edge_triggered_watch_loop(uv_backend_fd(uvLoop), true)
+        if !bypass.isEmpty {
+            pd_edge_triggered_bypass_loop(uv_backend_fd(uvLoop), bypass.contains(.registrations), bypass.contains(.reports))
+        }
         uvLoop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         try UVError.check(uv_async_init(uvLoop, wakeup, eventLoopWakeup))
         wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()

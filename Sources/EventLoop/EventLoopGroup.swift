@@ -21,14 +21,17 @@ public final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// Starts `count` loops (default: one per core) and returns once every thread runs its loop.
-    /// Each loop reads every socket into one buffer of `readBufferSize` bytes.
-    public init(loopCount: Int = EventLoopGroup.coreCount, readBufferSize: Int = 64 * 1024) throws(UVError) {
+    /// Each loop reads every socket into one buffer of `readBufferSize` bytes. `bypassing` is a
+    /// test hook (see `EpollInterposerBypass`).
+    public init(
+        loopCount: Int = EventLoopGroup.coreCount, readBufferSize: Int = 64 * 1024, bypassing bypass: EpollInterposerBypass = []
+    ) throws(UVError) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
         // libuv writes with write(2): a peer that closed must give EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<loopCount {
-            loops.append(try EventLoop(index: index, readBufferSize: readBufferSize))
+            loops.append(try EventLoop(index: index, readBufferSize: readBufferSize, bypassing: bypass))
         }
         self.loops = loops
         var threads: [pthread_t] = []

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import HTTPServer
 import Testing
@@ -16,23 +17,11 @@ struct ConnectionPollingTests {
             let client = try await RawClient.connect(port: port)
             // Answered, so the server has read the connection: libuv has registered it.
             #expect(try await client.request("/").status == 200)
-            let inode = try #require(try Self.acceptedSocketInode(port: port))
+            let inode = try #require(try EpollRegistration.acceptedSocketInode(port: port))
             let events = try #require(try EpollRegistration.allInProcess().first { $0.inode == inode }?.events)
             #expect(events & EpollRegistration.readable != 0)
             #expect((events & EpollRegistration.edgeTriggered != 0) == edgeTriggered)
         }
     }
 
-    /// The inode of the established connection whose local port is `port` (/proc/net/tcp; one
-    /// client, so one such line).
-    static func acceptedSocketInode(port: Int) throws -> UInt64? {
-        let table = try EpollRegistration.procFile("/proc/net/tcp")
-        let localPort = ":" + String(format: "%04X", port)
-        for line in table.split(separator: "\n").dropFirst() {
-            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-            let fields = line.split(separator: " ")
-            if fields.count > 9, fields[1].hasSuffix(localPort), fields[3] == "01" { return UInt64(fields[9]) }
-        }
-        return nil
-    }
 }

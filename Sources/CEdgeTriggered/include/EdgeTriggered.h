@@ -14,6 +14,13 @@ bool pd_edge_triggered_mark(int fd, bool on);
 /// Withdraw before the loop closes it.
 bool pd_edge_triggered_watch_loop(int epfd, bool on);
 
+/// A test hook: the loop's epoll instance `epfd` (declared with pd_edge_triggered_watch_loop)
+/// keeps its registrations as libuv makes them (`registrations`) or its reports unread
+/// (`reports`), as if libuv did not call the epoll_ctl or the epoll_wait defined here (a libuv
+/// that submits epoll_ctl through io_uring, a static build that binds the C library's own).
+/// Returns false when `epfd` is not a declared loop instance.
+bool pd_edge_triggered_bypass_loop(int epfd, bool registrations, bool reports);
+
 /// Whether a loop's epoll_wait has reported the peer's FIN for this marked socket. After a short
 /// read this means all that is left is the FIN: libuv stops reading at a short read, and a FIN
 /// that came with the data raises no edge of its own, so nothing else would report it.
