@@ -8,6 +8,7 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Dependency direction (a module imports only those above it):
 // CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
+// RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
@@ -26,6 +27,7 @@ let package = Package(
         .target(name: "Locking", swiftSettings: lockSettings),
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
         .target(name: "HTTP1"),
+        .target(name: "RESP"),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
         .target(name: "ProductDetails", dependencies: ["Locking"]),
@@ -37,6 +39,7 @@ let package = Package(
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
+        .testTarget(name: "RESPTests", dependencies: ["RESP"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking"]),
