@@ -49,6 +49,18 @@ struct RESPCommandTests {
         #expect(buffer.count == command.encodedCount)
     }
 
+    /// What a client sends is itself RESP: an array of bulk strings, which the parser reads back.
+    @Test func encodedCommandsParseAsArraysOfBulkStrings() throws {
+        var buffer: [UInt8] = []
+        RESPCommand("HSET", "h", .bytes([0, 13, 10]), 42).encode(into: &buffer)
+        var parser = RESPReplyParser()
+        let result = try parser.parse(buffer)
+        #expect(result.consumed == buffer.count)
+        #expect(result.event == .reply(.array([
+            .bulkString(bytes("HSET")), .bulkString(bytes("h")), .bulkString([0, 13, 10]), .bulkString(bytes("42")),
+        ])))
+    }
+
     private func expectEncoding(
         _ command: RESPCommand, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {

@@ -1,0 +1,172 @@
+/// An incremental parser of the replies (RESP2 and RESP3) read from one Redis connection.
+///
+/// Feeding contract, as with the HTTP1 parsers: pass the bytes received and not yet consumed;
+/// the parser says how many it consumed, and the next call gets the rest with whatever arrived
+/// since appended. Elements of an aggregate are consumed as soon as they are parsed and kept
+/// here, so a large reply arriving in pieces is scanned once. A bulk payload is consumed only
+/// when all of it and its CRLF are in the input, so the caller's buffer holds up to one
+/// payload (`maxBulkLength`) or one line (`maxLineLength`) unconsumed.
+///
+/// Nested aggregates live on an explicit stack of frames, never in recursion, and every length,
+/// count and depth is checked against `limits` before anything is allocated for it. After an
+/// error the stream cannot be split into replies again: every later call throws the same error
+/// until `reset()`, for a new connection.
+public struct RESPReplyParser: Sendable {
+    public enum Event: Sendable, Equatable {
+        /// The input ends inside a reply (or is empty): call again when more bytes arrive.
+        case needMoreData
+        /// A complete reply; more may follow in the unconsumed input.
+        case reply(RESPValue)
+    }
+
+    /// What reading one element from the input gave.
+    private enum ElementStep {
+        case value(RESPValue)
+        /// Bytes were read that do not finish a value: an aggregate or bulk header, or an
+        /// empty attribute.
+        case headerRead
+        case needMoreData
+    }
+
+    public let limits: RESPLimits
+    private var frames: [AggregateFrame] = []
+    private var pendingBulk: PendingBulk?
+    private var lineScanner = ReplyLineScanner()
+    private var failure: RESPParseError?
+
+    public init(limits: RESPLimits = RESPLimits()) {
+        self.limits = limits
+    }
+
+    /// Whether part of a reply was consumed and is held here. A connection that ends while this
+    /// is true, or with unconsumed bytes, ended in the middle of a reply.
+    public var hasPartialReply: Bool {
+        !frames.isEmpty || pendingBulk != nil
+    }
+
+    /// Parses at most one reply from the start of `input`. Returns `.needMoreData` (having
+    /// perhaps consumed the beginning of a reply) or `.reply` with the bytes it took.
+    public mutating func parse(
+        _ input: UnsafeRawBufferPointer
+    ) throws(RESPParseError) -> (event: Event, consumed: Int) {
+        if let failure { throw failure }
+        do {
+            return try parseReply(input)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Forgets any partial reply and error, for a new connection.
+    public mutating func reset() {
+        frames.removeAll()
+        pendingBulk = nil
+        lineScanner.reset()
+        failure = nil
+    }
+
+    private mutating func parseReply(
+        _ input: UnsafeRawBufferPointer
+    ) throws(RESPParseError) -> (event: Event, consumed: Int) {
+        var offset = 0
+        while true {
+            switch try readElement(input, at: &offset) {
+            case .needMoreData:
+                return (.needMoreData, offset)
+            case .headerRead:
+                continue
+            case .value(let value):
+                if let reply = close(with: value) { return (.reply(reply), offset) }
+            }
+        }
+    }
+
+    /// Adds a finished value to the innermost open aggregate, closing every aggregate it
+    /// completes in turn. Returns the reply once nothing is left open around it.
+    private mutating func close(with value: RESPValue) -> RESPValue? {
+        var finished = value
+        while !frames.isEmpty {
+            guard frames[frames.count - 1].append(finished) else { return nil }
+            guard let aggregate = frames.removeLast().finish() else {
+                // A complete attribute: the value it annotates comes next.
+                return nil
+            }
+            finished = aggregate
+        }
+        return finished
+    }
+
+    private mutating func readElement(
+        _ input: UnsafeRawBufferPointer, at offset: inout Int
+    ) throws(RESPParseError) -> ElementStep {
+        if let bulk = pendingBulk {
+            // Subtraction rather than `length + 2`, which could overflow under a huge limit.
+            guard input.count - offset - 2 >= bulk.length else { return .needMoreData }
+            let payloadEnd = offset + bulk.length
+            guard input[payloadEnd] == ASCII.cr, input[payloadEnd + 1] == ASCII.lf else { throw .missingCRLF }
+            let value = try bulk.value(from: UnsafeRawBufferPointer(rebasing: input[offset..<payloadEnd]))
+            pendingBulk = nil
+            offset = payloadEnd + 2
+            return .value(value)
+        }
+        guard offset < input.count else { return .needMoreData }
+        guard let type = ReplyType(byte: input[offset]) else { throw .unknownType }
+        guard let line = try lineScanner.nextLine(in: input, from: offset, maxLength: limits.maxLineLength) else {
+            return .needMoreData
+        }
+        offset = line.upperBound + 2
+        return try readLine(type, UnsafeRawBufferPointer(rebasing: input[line]))
+    }
+
+    /// Interprets a complete header line (its content, after the type byte).
+    private mutating func readLine(
+        _ type: ReplyType, _ text: UnsafeRawBufferPointer
+    ) throws(RESPParseError) -> ElementStep {
+        switch type {
+        case .simpleString: return .value(.simpleString(Array(text)))
+        case .simpleError: return .value(.simpleError(Array(text)))
+        case .integer: return .value(.integer(try DecimalText.integer(text)))
+        case .null: return .value(try RESP3ScalarText.null(text))
+        case .boolean: return .value(.boolean(try RESP3ScalarText.boolean(text)))
+        case .double: return .value(.double(try RESP3ScalarText.double(text)))
+        case .bigNumber: return .value(.bigNumber(try RESP3ScalarText.bigNumber(text)))
+        case .bulkString: return try openBulk(.string, text)
+        case .bulkError: return try openBulk(.error, text)
+        case .verbatimString: return try openBulk(.verbatim, text)
+        case .array: return try openAggregate(.array, text)
+        case .set: return try openAggregate(.set, text)
+        case .push: return try openAggregate(.push, text)
+        case .map: return try openAggregate(.map, text)
+        case .attribute: return try openAggregate(.attribute, text)
+        }
+    }
+
+    private mutating func openBulk(
+        _ kind: PendingBulk.Kind, _ text: UnsafeRawBufferPointer
+    ) throws(RESPParseError) -> ElementStep {
+        guard let length = try DecimalText.length(
+            text, allowsNull: kind == .string, limit: limits.maxBulkLength, tooLarge: .bulkTooLong)
+        else { return .value(.null) }
+        // The format and its colon: a shorter verbatim string can never become valid.
+        if kind == .verbatim && length < 4 { throw .invalidVerbatimString }
+        pendingBulk = PendingBulk(kind: kind, length: length)
+        return .headerRead
+    }
+
+    private mutating func openAggregate(
+        _ kind: AggregateFrame.Kind, _ text: UnsafeRawBufferPointer
+    ) throws(RESPParseError) -> ElementStep {
+        guard let count = try DecimalText.length(
+            text, allowsNull: kind == .array, limit: limits.maxAggregateCount, tooLarge: .aggregateTooLarge)
+        else { return .value(.null) }
+        // An empty aggregate counts as a level too, so the limit does not depend on contents.
+        guard frames.count < limits.maxDepth else { throw .nestingTooDeep }
+        guard count > 0 else {
+            guard let empty = AggregateFrame.empty(kind) else { return .headerRead }
+            return .value(empty)
+        }
+        frames.append(AggregateFrame(kind: kind, count: count))
+        return .headerRead
+    }
+}

@@ -1,0 +1,102 @@
+import RESP
+import Testing
+
+@Suite("Reply parser")
+struct ReplyParserTests {
+    @Test(arguments: replyFixtures)
+    func wholeInput(_ fixture: ReplyFixture) {
+        check(fixture, .whole)
+    }
+
+    @Test(arguments: replyFixtures)
+    func oneByteAtATime(_ fixture: ReplyFixture) {
+        check(fixture, .byteByByte)
+    }
+
+    @Test(arguments: replyFixtures)
+    func splitAtEveryOffset(_ fixture: ReplyFixture) {
+        for offset in 0...fixture.raw.count {
+            check(fixture, .split(at: offset))
+        }
+    }
+
+    @Test(arguments: [Feeding.whole, .byteByByte])
+    func everyFixturePipelinedInOneStream(_ feeding: Feeding) {
+        let stream = replyFixtures.flatMap(\.raw)
+        let outcome = parseReplies(stream, feeding)
+        #expect(outcome == ParseOutcome(replies: replyFixtures.flatMap(\.expected)))
+    }
+
+    @Test func nanIsParsedWhateverTheFeeding() throws {
+        let raw = wire(",nan\r\n:1\r\n")
+        for feeding in Feeding.all(for: raw) {
+            let outcome = parseReplies(raw, feeding)
+            #expect(outcome.replies.count == 2, "\(feeding.testDescription)")
+            #expect(outcome.replies.first?.double?.isNaN == true, "\(feeding.testDescription)")
+            #expect(outcome.replies.last == .integer(1), "\(feeding.testDescription)")
+        }
+    }
+
+    @Test func aPartialReplyIsHeldAndItsParsedElementsConsumed() throws {
+        var parser = RESPReplyParser()
+        let first = try parser.parse(wire("*3\r\n:1\r\n$5\r\nhel"))
+        // The array header, the first element and the bulk header: the payload stays.
+        #expect(first.event == .needMoreData)
+        #expect(first.consumed == 12)
+        #expect(parser.hasPartialReply)
+        let second = try parser.parse(wire("hello\r\n:3"))
+        #expect(second.event == .needMoreData)
+        #expect(second.consumed == 7)
+        let third = try parser.parse(wire(":3\r\n+next\r\n"))
+        #expect(third.event == .reply(.array([.integer(1), .bulkString(bytes("hello")), .integer(3)])))
+        #expect(third.consumed == 4)
+        #expect(!parser.hasPartialReply)
+    }
+
+    @Test func anIncompleteLineIsNotConsumed() throws {
+        var parser = RESPReplyParser()
+        let result = try parser.parse(wire("+PON"))
+        #expect(result.event == .needMoreData)
+        #expect(result.consumed == 0)
+        #expect(!parser.hasPartialReply)
+    }
+
+    @Test func aLargeDeclaredBulkWaitsWithoutAllocatingOrConsumingItsPayload() throws {
+        var parser = RESPReplyParser()
+        let header = wire("$16777216\r\n")
+        let result = try parser.parse(header + [UInt8](repeating: 0x61, count: 100))
+        #expect(result.event == .needMoreData)
+        #expect(result.consumed == header.count)
+        #expect(parser.hasPartialReply)
+    }
+
+    @Test func parsingFromAnOffsetCountsConsumedFromThere() throws {
+        var parser = RESPReplyParser()
+        let buffer = wire("+OK\r\n:12\r\n")
+        let result = try parser.parse(buffer, from: 5)
+        #expect(result.event == .reply(.integer(12)))
+        #expect(result.consumed == 5)
+    }
+
+    @Test func anErrorIsRepeatedUntilReset() throws {
+        var parser = RESPReplyParser()
+        #expect(throws: RESPParseError.unknownType) { try parser.parse(wire("?\r\n")) }
+        #expect(throws: RESPParseError.unknownType) { try parser.parse(wire("+OK\r\n")) }
+        parser.reset()
+        #expect(try parser.parse(wire("+OK\r\n")).event == .reply(.simpleString(bytes("OK"))))
+    }
+
+    @Test func resetDiscardsAPartialReply() throws {
+        var parser = RESPReplyParser()
+        _ = try parser.parse(wire("*2\r\n:1\r\n"))
+        #expect(parser.hasPartialReply)
+        parser.reset()
+        #expect(!parser.hasPartialReply)
+        #expect(try parser.parse(wire(":5\r\n")).event == .reply(.integer(5)))
+    }
+
+    private func check(_ fixture: ReplyFixture, _ feeding: Feeding) {
+        let outcome = parseReplies(fixture.raw, feeding)
+        #expect(outcome == ParseOutcome(replies: fixture.expected), "\(feeding.testDescription)")
+    }
+}
