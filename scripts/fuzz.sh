@@ -2,12 +2,14 @@
 # Builds the libFuzzer targets of Fuzz/ and runs each for FUZZ_SECONDS (default 60).
 #
 # Usage: scripts/fuzz.sh [target ...]     (default: all three)
-#   request-parser   HTTPRequestParser            Fuzz/RequestParserFuzz.swift
-#   response-parser  HTTPResponseParser           Fuzz/ResponseParserFuzz.swift
-#   chunked-decoder  ChunkedDecoder (internal)    Fuzz/ChunkedDecoderFuzz.swift
+#   request-parser     HTTPRequestParser            Fuzz/RequestParserFuzz.swift
+#   response-parser    HTTPResponseParser           Fuzz/ResponseParserFuzz.swift
+#   chunked-decoder    ChunkedDecoder (internal)    Fuzz/ChunkedDecoderFuzz.swift
 #
 # SwiftPM cannot build libFuzzer executables, so each target is compiled with swiftc together with
-# Sources/HTTP1/*.swift (one module: internal types are visible) with -sanitize=fuzzer,address.
+# the sources of the module it tests, Sources/HTTP1/*.swift (one module:
+# internal types are visible), Fuzz/FuzzSupport.swift and that module's support file, with
+# -sanitize=fuzzer,address.
 # A binary is rebuilt only when one of its sources is newer. The growing corpus lives in
 # $FUZZ_BUILD_DIR/corpus/<target> (seeded from Fuzz/corpus/<target>, which is never written);
 # crashes, timeouts and leaks are saved in $FUZZ_BUILD_DIR/artifacts/<target>/ and fail the run.
@@ -29,6 +31,15 @@ declare -A sources=(
   [response-parser]=Fuzz/ResponseParserFuzz.swift
   [chunked-decoder]=Fuzz/ChunkedDecoderFuzz.swift
 )
+# The module (under Sources/) each target is compiled with, and per module its support files
+# beside Fuzz/FuzzSupport.swift and its libFuzzer dictionary.
+declare -A modules=(
+  [request-parser]=HTTP1
+  [response-parser]=HTTP1
+  [chunked-decoder]=HTTP1
+)
+declare -A support=([HTTP1]=Fuzz/HTTPFuzzSupport.swift)
+declare -A dictionaries=([HTTP1]=Fuzz/http.dict)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(request-parser response-parser chunked-decoder)
 for target in "${targets[@]}"; do
@@ -51,8 +62,8 @@ mkdir -p "$build/logs"
 
 # Build the stale binaries (about 10 s each with -wmo, once; later runs reuse them).
 build_target() {
-  local target=$1 binary="$build/$1"
-  local inputs=(Sources/HTTP1/*.swift Fuzz/FuzzSupport.swift "${sources[$1]}")
+  local target=$1 binary="$build/$1" module=${modules[$1]}
+  local inputs=(Sources/"$module"/*.swift Fuzz/FuzzSupport.swift ${support[$module]} "${sources[$1]}")
   if [ -x "$binary" ] && [ -z "$(find "${inputs[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
     return 0
   fi
@@ -62,7 +73,7 @@ build_target() {
   local absolute=()
   for input in "${inputs[@]}"; do absolute+=("$PWD/$input"); done
   if ! (cd "$build" && "$swiftc" -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g \
-    -module-name HTTP1Fuzz "${absolute[@]}" -o "$binary.tmp") 2>&1 | { grep -v "Cannot export local symbol" || true; }
+    -module-name "${module}Fuzz" "${absolute[@]}" -o "$binary.tmp") 2>&1 | { grep -v "Cannot export local symbol" || true; }
   then
     echo "fuzz: building $target failed" >&2
     return 1
@@ -82,7 +93,7 @@ for target in "${targets[@]}"; do
   status=0
   "$binary" "$corpus" "Fuzz/corpus/$target" \
     -max_total_time="$seconds" -max_len="$max_len" -timeout="$hang_seconds" -rss_limit_mb=2048 \
-    -dict=Fuzz/http.dict -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+    -dict="${dictionaries[${modules[$target]}]}" -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, ${coverage:-cov: ?}, corpus $(find "$corpus" -type f | wc -l) files (log $log)"
