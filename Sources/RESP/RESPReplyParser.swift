@@ -33,6 +33,8 @@ public struct RESPReplyParser: Sendable {
     private var pendingBulk: PendingBulk?
     private var lineScanner = ReplyLineScanner()
     private var failure: RESPParseError?
+    /// Whether bytes of the next reply were consumed: a header, elements, or an attribute.
+    private var replyBegun = false
 
     public init(limits: RESPLimits = RESPLimits()) {
         self.limits = limits
@@ -41,7 +43,7 @@ public struct RESPReplyParser: Sendable {
     /// Whether part of a reply was consumed and is held here. A connection that ends while this
     /// is true, or with unconsumed bytes, ended in the middle of a reply.
     public var hasPartialReply: Bool {
-        !frames.isEmpty || pendingBulk != nil
+        replyBegun
     }
 
     /// Parses at most one reply from the start of `input`. Returns `.needMoreData` (having
@@ -64,6 +66,7 @@ public struct RESPReplyParser: Sendable {
         pendingBulk = nil
         lineScanner.reset()
         failure = nil
+        replyBegun = false
     }
 
     private mutating func parseReply(
@@ -73,11 +76,14 @@ public struct RESPReplyParser: Sendable {
         while true {
             switch try readElement(input, at: &offset) {
             case .needMoreData:
+                replyBegun = replyBegun || offset > 0
                 return (.needMoreData, offset)
             case .headerRead:
                 continue
             case .value(let value):
-                if let reply = close(with: value) { return (.reply(reply), offset) }
+                guard let reply = close(with: value) else { continue }
+                replyBegun = false
+                return (.reply(reply), offset)
             }
         }
     }

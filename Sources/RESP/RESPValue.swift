@@ -19,7 +19,8 @@ public enum RESPValue: Sendable, Hashable {
     case array([RESPValue])
     /// `#t` or `#f`.
     case boolean(Bool)
-    /// `,`: a double, including `inf`, `-inf` and `nan`.
+    /// `,`: a double, including `inf`, `-inf` and `nan` (which, as in `Double`, is not equal to
+    /// itself: compare descriptions to tell replies apart).
     case double(Double)
     /// `(`: an integer of any size, as its decimal text (an optional sign, then digits).
     case bigNumber(String)

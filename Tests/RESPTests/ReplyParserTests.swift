@@ -70,6 +70,16 @@ struct ReplyParserTests {
         #expect(parser.hasPartialReply)
     }
 
+    /// An attribute is consumed before the value it annotates: the reply has begun.
+    @Test func aSkippedAttributeLeavesAPartialReply() throws {
+        var parser = RESPReplyParser()
+        let first = try parser.parse(wire("|1\r\n+a\r\n+b\r\n"))
+        #expect(first == (.needMoreData, 12))
+        #expect(parser.hasPartialReply)
+        #expect(try parser.parse(wire("#t\r\n")).event == .reply(.boolean(true)))
+        #expect(!parser.hasPartialReply)
+    }
+
     @Test func parsingFromAnOffsetCountsConsumedFromThere() throws {
         var parser = RESPReplyParser()
         let buffer = wire("+OK\r\n:12\r\n")
