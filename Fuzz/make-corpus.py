@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora Fuzz/corpus/<target>/ from fixtures of Tests/HTTP1Tests.
+"""Writes the seed corpora Fuzz/corpus/<target>/ from fixtures of Tests/HTTP1Tests and Tests/RESPTests.
 
-The seeds are copied by hand from RequestFixtureTests.swift, MalformedRequestTests.swift and
-ResponseParserTests.swift (valid messages plus a few malformed ones, so every branch has a
-starting point). File names are content hashes, so re-running is idempotent.
+The seeds are copied by hand from RequestFixtureTests.swift, MalformedRequestTests.swift,
+ResponseParserTests.swift, ReplyFixtures.swift and MalformedReplyTests.swift (valid messages plus
+a few malformed ones, so every branch has a starting point). File names are content hashes, so
+re-running is idempotent.
 Usage: python3 Fuzz/make-corpus.py   (from the repository root)
 """
 import hashlib
@@ -66,6 +67,28 @@ CHUNKED = [
     "2\r\nab\r\n",
 ]
 
+REPLIES = [
+    "+OK\r\n-ERR unknown command 'FOO'\r\n:1000\r\n:-9223372036854775808\r\n",
+    "$5\r\nhello\r\n$0\r\n\r\n$-1\r\n$8\r\nab\r\n\r\ncd\r\n",
+    "*2\r\n*3\r\n:1\r\n:2\r\n:3\r\n*2\r\n+Hello\r\n-World\r\n*0\r\n*-1\r\n",
+    "*4\r\n:1\r\n+two\r\n$-1\r\n-ERR x\r\n*1\r\n*2\r\n*1\r\n*0\r\n*-1\r\n",
+    "_\r\n#t\r\n#f\r\n,1.23\r\n,-5.5e-3\r\n,inf\r\n,-inf\r\n,nan\r\n(3492890328409238509324850943850943825024385\r\n",
+    "!21\r\nSYNTAX invalid syntax\r\n=15\r\ntxt:Some string\r\n=4\r\nmkd:\r\n",
+    "%2\r\n+first\r\n:1\r\n+second\r\n:2\r\n~3\r\n+orange\r\n+apple\r\n#t\r\n%0\r\n~0\r\n",
+    ">3\r\n$7\r\nmessage\r\n$4\r\nchan\r\n$5\r\nhello\r\n:1\r\n",
+    "|1\r\n+key-popularity\r\n%2\r\n$1\r\na\r\n,0.1923\r\n$1\r\nb\r\n,0.0012\r\n*2\r\n:2039123\r\n:9543892\r\n",
+    "*2\r\n:1\r\n|1\r\n+ttl\r\n:3600\r\n:2\r\n|0\r\n+OK\r\n",
+    "%3\r\n$6\r\nserver\r\n$5\r\nredis\r\n$5\r\nproto\r\n:3\r\n$7\r\nmodules\r\n*0\r\n",
+    # malformed: bad lengths, missing CRLF, overflow, bare LF
+    "$3\r\nfooX\r\n",
+    "$-2\r\n",
+    "%-1\r\n",
+    ":9223372036854775808\r\n",
+    "+OK\n",
+    "=3\r\ntxt\r\n",
+    ",0x10\r\n",
+]
+
 
 def write(target: str, seeds: list[str]) -> None:
     directory = pathlib.Path(__file__).resolve().parent / "corpus" / target
@@ -78,3 +101,4 @@ def write(target: str, seeds: list[str]) -> None:
 write("request-parser", REQUESTS)
 write("response-parser", RESPONSES)
 write("chunked-decoder", CHUNKED)
+write("resp-reply-parser", REPLIES)

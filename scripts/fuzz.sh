@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ and runs each for FUZZ_SECONDS (default 60).
 #
-# Usage: scripts/fuzz.sh [target ...]     (default: all three)
+# Usage: scripts/fuzz.sh [target ...]     (default: all four)
 #   request-parser     HTTPRequestParser            Fuzz/RequestParserFuzz.swift
 #   response-parser    HTTPResponseParser           Fuzz/ResponseParserFuzz.swift
 #   chunked-decoder    ChunkedDecoder (internal)    Fuzz/ChunkedDecoderFuzz.swift
+#   resp-reply-parser  RESPReplyParser, RESPCommand Fuzz/RESPReplyParserFuzz.swift
 #
 # SwiftPM cannot build libFuzzer executables, so each target is compiled with swiftc together with
-# the sources of the module it tests, Sources/HTTP1/*.swift (one module:
+# the sources of the module it tests, Sources/HTTP1/*.swift or Sources/RESP/*.swift (one module:
 # internal types are visible), Fuzz/FuzzSupport.swift and that module's support file, with
 # -sanitize=fuzzer,address.
 # A binary is rebuilt only when one of its sources is newer. The growing corpus lives in
@@ -30,6 +31,7 @@ declare -A sources=(
   [request-parser]=Fuzz/RequestParserFuzz.swift
   [response-parser]=Fuzz/ResponseParserFuzz.swift
   [chunked-decoder]=Fuzz/ChunkedDecoderFuzz.swift
+  [resp-reply-parser]=Fuzz/RESPReplyParserFuzz.swift
 )
 # The module (under Sources/) each target is compiled with, and per module its support files
 # beside Fuzz/FuzzSupport.swift and its libFuzzer dictionary.
@@ -37,11 +39,12 @@ declare -A modules=(
   [request-parser]=HTTP1
   [response-parser]=HTTP1
   [chunked-decoder]=HTTP1
+  [resp-reply-parser]=RESP
 )
-declare -A support=([HTTP1]=Fuzz/HTTPFuzzSupport.swift)
-declare -A dictionaries=([HTTP1]=Fuzz/http.dict)
+declare -A support=([HTTP1]=Fuzz/HTTPFuzzSupport.swift [RESP]="")
+declare -A dictionaries=([HTTP1]=Fuzz/http.dict [RESP]=Fuzz/resp.dict)
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(request-parser response-parser chunked-decoder)
+[ ${#targets[@]} -eq 0 ] && targets=(request-parser response-parser chunked-decoder resp-reply-parser)
 for target in "${targets[@]}"; do
   [ -n "${sources[$target]:-}" ] || { echo "fuzz.sh: unknown target '$target' (${!sources[*]})" >&2; exit 2; }
 done
@@ -106,6 +109,6 @@ for target in "${targets[@]}"; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "fuzz: failures in: ${failed[*]} (make each input a regression test in Tests/HTTP1Tests)" >&2
+  echo "fuzz: failures in: ${failed[*]} (make each input a regression test in Tests/HTTP1Tests or Tests/RESPTests)" >&2
   exit 1
 fi
