@@ -40,8 +40,9 @@ public struct RESPReplyParser: Sendable {
         self.limits = limits
     }
 
-    /// Whether part of a reply was consumed and is held here. A connection that ends while this
-    /// is true, or with unconsumed bytes, ended in the middle of a reply.
+    /// Whether bytes of a reply not yet returned were consumed (a header, elements, or an
+    /// attribute). A connection that ends while this is true, or with unconsumed bytes, ended in
+    /// the middle of a reply.
     public var hasPartialReply: Bool {
         replyBegun
     }

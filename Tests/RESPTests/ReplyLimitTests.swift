@@ -4,9 +4,10 @@ import Testing
 /// Each bound passes exactly at its value and fails one beyond, whatever the feeding.
 @Suite("Reply limits")
 struct ReplyLimitTests {
-    @Test func defaultsAreSmallerThanRedisOwnMaximum() {
+    @Test func defaultsAreTheDocumentedOnes() {
         let limits = RESPLimits()
         #expect(limits.maxBulkLength == 16 * 1024 * 1024)
+        #expect(limits.maxBulkLength < 512 * 1024 * 1024, "Redis's own maximum")
         #expect(limits.maxAggregateCount == 1_048_576)
         #expect(limits.maxDepth == 32)
         #expect(limits.maxLineLength == 65_536)
