@@ -13,9 +13,12 @@ extension Catalog {
     func product(at index: Int) -> StubProduct {
         var random = generator(.product, index)
         let name = "\(random.pick(CatalogWords.adjectives)) \(random.pick(CatalogWords.materials)) \(random.pick(CatalogWords.nouns))"
-        // Whole units 0…999 ending in 99 cents: 99…99 999.
-        let price = random.int(in: 0...999) * 100 + 99
+        let units = random.int(in: 0...999)
         let currency = random.pick(CatalogWords.currencies)
+        // Prices are in the currency's ISO 4217 minor unit: 0…999 units ending in 99 cents for
+        // the two-decimal currencies; the yen has no minor unit (exponent 0), so whole yen in
+        // round hundreds (0…99 900).
+        let price = currency == "JPY" ? units * 100 : units * 100 + 99
         return StubProduct(id: Self.id(ofIndex: index), name: name, priceInCents: price, currency: currency)
     }
 

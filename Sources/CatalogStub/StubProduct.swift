@@ -1,5 +1,6 @@
 /// A product as the products upstream serves it: `{"id","name","priceInCents","currency"}`.
-/// Money is integer cents, never floating point.
+/// Money is an integer count of the currency's ISO 4217 minor unit (cents, or whole yen), never
+/// floating point.
 public struct StubProduct: Sendable, Equatable {
     public var id: String
     public var name: String

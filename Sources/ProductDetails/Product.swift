@@ -1,7 +1,8 @@
 /// A catalogue product as the products upstream describes it.
 ///
-/// Money is integer minor units (`priceInCents`): binary floating point cannot hold 0.10 exactly,
-/// and a price page must never show 9.989999.
+/// Money is an integer count of the currency's ISO 4217 minor unit (`priceInCents`, named before
+/// currencies without cents were considered: whole yen for JPY): binary floating point cannot hold
+/// 0.10 exactly, and a price page must never show 9.989999.
 public struct Product: Sendable, Equatable, Hashable, Codable {
     public var id: String
     public var name: String
