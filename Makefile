@@ -21,7 +21,7 @@ run: release
 ## with the issues, a short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
-	@scripts/install-deps.sh libcap2-bin
+	@scripts/install-deps.sh libcap2-bin redis-server
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/contract-test.sh

@@ -12,7 +12,10 @@ alternate between nginx and us, so a noisy neighbour hits both sides alike; a ro
 hypervisor stole more than BENCH_MAX_STEAL (default 5%) of the CPU time is measured again.
 
 Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N]
-                      [--scenarios healthz,hot,miss,herd,memory,stub-miss]
+                      [--scenarios healthz,hot,miss,herd,memory,logged,stub-miss]
+
+The `logged` rows turn logs on for both sides: ours at LOG_LEVEL=info with standard output to a
+file, nginx with its default access_log (combined format) to a file, next to the unlogged rows.
 """
 import argparse
 import json
@@ -64,9 +67,12 @@ def get(url, headers=None):
 class Process:
     """A child process whose CPU time and peak RSS we can read."""
 
-    def __init__(self, argv, env=None, cwd=None):
+    def __init__(self, argv, env=None, cwd=None, stdout_path=None):
+        stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
         self.popen = subprocess.Popen(argv, env={**os.environ, **(env or {})}, cwd=cwd,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      stdout=stdout, stderr=subprocess.DEVNULL)
+        if stdout_path:
+            stdout.close()
         self.pids = [self.popen.pid]
 
     def add_children(self):
@@ -244,11 +250,12 @@ def start_nginx(directory, workers=1, access_log="off"):
     return process, port
 
 
-def start_service(env, binary=None, prefix=()):
+def start_service(env, binary=None, prefix=(), log_path=None):
     """Starts the service (`binary`, default this tree's release build; `prefix` such as a
-    `taskset` command goes before it) on a free loopback port and waits until it answers."""
+    `taskset` command goes before it) on a free loopback port and waits until it answers. With
+    `log_path` its standard output (the log) goes to that file."""
     port = free_port()
-    process = Process([*prefix, binary or SERVICE], env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn",
+    process = Process([*prefix, binary or SERVICE], stdout_path=log_path, env={"HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warn",
                                                          "GLIBC_TUNABLES": ALLOCATOR_TUNABLES, **env})
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     return process, port
@@ -323,7 +330,7 @@ def main():
     parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "3")),
                         help="seconds per run (throughput scenarios run BENCH_ROUNDS runs per side)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "9")))
-    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,miss,herd,memory"))
+    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,herd,memory"))
     parser.add_argument("--loops", type=int, default=int(os.environ.get("LOOPS", "1")),
                         help="the service's loops and nginx's workers")
     args = parser.parse_args()
@@ -363,6 +370,42 @@ def main():
             lines.append(row("hot: 100 ids cached (c64)", ours, ceiling_hot))
             service.stop()
             started.remove(service)
+
+        if "logged" in scenarios:
+            # A second nginx on the same files with its default access log to a file, and our
+            # service at LOG_LEVEL=info with standard output to a file: each side logs every request.
+            logged_dir = os.path.join(work, "logged")
+            os.makedirs(logged_dir)
+            os.symlink(os.path.join(work, "www"), os.path.join(logged_dir, "www"))
+            logged_nginx, logged_nginx_port = start_nginx(logged_dir, workers=args.loops,
+                                                          access_log=os.path.join(logged_dir, "access.log"))
+            started.append(logged_nginx)
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOG_LEVEL": "info", **loops},
+                                          log_path=os.path.join(logged_dir, "service.log"))
+            started.append(service)
+            hot = ids[:100]
+            if not os.path.isdir(os.path.join(work, "www/pages")):
+                export_pages(port, work, hot)
+            for path in hot:
+                get(f"http://127.0.0.1:{port}/products/{path}")
+            ceiling, ours = alternate([(logged_nginx, f"http://127.0.0.1:{logged_nginx_port}/healthz", None),
+                                       (service, f"http://127.0.0.1:{port}/healthz", None)], args.duration, args.rounds)
+            lines.append(row("healthz, both logging (c64)", ours, ceiling))
+            script = lua_paths(work, "hot-logged.lua", [f"/products/{p}" for p in hot])
+            ceiling, ours = alternate([(logged_nginx, f"http://127.0.0.1:{logged_nginx_port}", script),
+                                       (service, f"http://127.0.0.1:{port}", script)], args.duration, args.rounds)
+            _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+            dropped = sum(int(v) for v in re.findall(rb'log_lines_dropped_total\{[^}]*\} (\d+)', metrics))
+            log_bytes = os.path.getsize(os.path.join(logged_dir, "service.log"))
+            access_bytes = os.path.getsize(os.path.join(logged_dir, "access.log"))
+            lines.append(row("hot: 100 ids cached, both logging (c64)", ours, ceiling,
+                             f"log lines dropped {dropped}; log {log_bytes / 1048576:.0f} MiB, "
+                             f"nginx access log {access_bytes / 1048576:.0f} MiB"))
+            service.stop()
+            started.remove(service)
+            logged_nginx.stop()
+            started.remove(logged_nginx)
+            shutil.rmtree(logged_dir, ignore_errors=True)
 
         if "miss" in scenarios:
             upstream = f"http://127.0.0.1:{nginx_port}/upstream"

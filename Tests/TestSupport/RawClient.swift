@@ -199,6 +199,16 @@ public final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// The bytes already received but not yet read, or else the next ones to arrive (empty at
+    /// end of stream): for protocols other than HTTP, parsed by the test itself.
+    public func receiveSome() async throws -> [UInt8] {
+        try await Self.blocking { [self] in
+            if pending.isEmpty { _ = try fill() }
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+
     /// Reads more bytes; false at end of stream. A reset throws `RawClientError.reset`.
     private func fill() throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)

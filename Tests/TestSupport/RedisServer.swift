@@ -1,0 +1,108 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `redis-server` for tests, on 127.0.0.1 and a free port, with no persistence and its
+/// working folder in a temporary directory (nothing lands in the clone). Stopped at `stop()` or
+/// when the value goes away, SIGKILL even when frozen, so no test leaves one behind.
+///
+/// The port is found by probing: `--port 0` would turn TCP off, so a port the kernel just handed
+/// out (bound, read back, closed) is given to the server, and another is tried if it lost a race.
+///
+/// `@unchecked Sendable`: `process` and `port` change only in `init` and `restart()`, which a
+/// test calls between its own requests, never concurrently with them.
+public final class RedisServer: @unchecked Sendable {
+    public private(set) var port: Int
+    public let password: String?
+    private var process: Process
+    private let folder: URL
+
+    /// Where `redis-server` is, or nil when it is not installed.
+    public static var executable: String? {
+        ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { (path: String) in access(path, X_OK) == 0 }
+    }
+
+    public init(password: String? = nil) throws {
+        self.password = password
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pd-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        (process, port) = try Self.start(password: password, folder: folder, port: nil)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Kills the server (SIGKILL works on a frozen one too) and waits for it.
+    public func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Suspends the server (SIGSTOP): connections stay open and nothing answers.
+    public func freeze() { kill(process.processIdentifier, SIGSTOP) }
+
+    /// Resumes a frozen server.
+    public func thaw() { kill(process.processIdentifier, SIGCONT) }
+
+    /// Starts it again on the same port after `stop()` (empty: nothing was persisted).
+    public func restart() throws {
+        stop()
+        (process, port) = try Self.start(password: password, folder: folder, port: port)
+    }
+
+    private static func start(password: String?, folder: URL, port fixed: Int?) throws -> (Process, Int) {
+        guard let executable else { throw RedisServerError.notInstalled }
+        var lastOutput = ""
+        for _ in 0..<5 {
+            let port = try fixed ?? unusedLoopbackPort()
+            var arguments = [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", folder.path, "--daemonize", "no", "--loglevel", "warning", "--databases", "16",
+            ]
+            if let password { arguments += ["--requirepass", password] }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            if try waitUntilAnswering(port: port, process: process) { return (process, port) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            lastOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        throw RedisServerError.didNotStart(lastOutput)
+    }
+
+    /// True once the port accepts connections; false if the process exited (the port was taken).
+    private static func waitUntilAnswering(port: Int, process: Process) throws -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard process.isRunning else { return false }
+            if let client = try? RawClient(port: port, readTimeoutSeconds: 2) {
+                client.close()
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+}
+
+public enum RedisServerError: Error, CustomStringConvertible {
+    case notInstalled
+    case didNotStart(String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled: "redis-server is not installed (make test installs Debian's redis-server)"
+        case .didNotStart(let output): "redis-server did not start: \(output)"
+        }
+    }
+}
