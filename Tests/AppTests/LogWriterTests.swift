@@ -99,3 +99,43 @@ struct LogWriterTests {
         #expect(writer.close(within: .seconds(5)))
     }
 }
+
+/// The request log of a running service with two loops under concurrent connections: every
+/// answer's line is there once, whole, and each connection's lines come in the order its requests
+/// were answered; stopping the service writes out whatever was still buffered.
+@Suite("Request log under concurrency")
+struct RequestLogConcurrencyTests {
+    @Test func everyLineIsWholeOnceAndInOrderPerConnection() async throws {
+        let output = Locked<[UInt8]>([])
+        let connections = 8
+        let perConnection = 150
+        try await withE2E(configure: { $0.logLevel = "info" }, logDestination: .collector { batch in output.withLock { $0 += batch } }) { env async throws in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for connection in 0..<connections {
+                    group.addTask {
+                        let client = try await env.raw()
+                        defer { client.close() }
+                        for index in 0..<perConnection {
+                            let path = index % 3 == 0 ? "/healthz" : "/products/p\(connection * 10 + index % 7 + 1)"
+                            let answer = try await client.request(path, headers: [("X-Request-ID", "c\(connection)-\(index)")])
+                            #expect(answer.status == 200)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
+        #expect(text.hasSuffix("\n"))
+        var next = [Int](repeating: 0, count: connections)
+        for line in text.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            guard object["msg"] as? String == "request", let id = object["requestId"] as? String, id.hasPrefix("c") else { continue }
+            let parts = id.dropFirst().split(separator: "-").compactMap { Int($0) }
+            try #require(parts.count == 2)
+            #expect(parts[1] == next[parts[0]], "connection \(parts[0]): \(id) after \(next[parts[0]] - 1)")
+            next[parts[0]] = parts[1] + 1
+        }
+        #expect(next == [Int](repeating: perConnection, count: connections))
+    }
+}
