@@ -16,6 +16,8 @@ final class ClientConnection {
     private var inbound: [UInt8] = []
     /// Requests answered on this connection so far.
     private(set) var answered = 0
+    /// Tells the pool that this connection began closing: it must not be leased again.
+    var onClosing: ((ClientConnection) -> Void)?
     /// Tells the pool that this connection is gone (closed while idle, or after a failure).
     var onClosed: ((ClientConnection) -> Void)?
     private var idleTimer: LoopTimer?
@@ -95,6 +97,8 @@ final class ClientConnection {
     func close() {
         guard state != .closed else { return }
         state = .closed
+        onClosing?(self)
+        onClosing = nil
         stream.close()
     }
 
@@ -198,6 +202,7 @@ final class ClientConnection {
         let completion = self.completion
         self.completion = nil
         completion?(.failure(.failed(.reset("connection closed"))))
+        onClosing = nil
         onClosed?(self)
         onClosed = nil
     }

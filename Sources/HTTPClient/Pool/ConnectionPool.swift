@@ -1,23 +1,24 @@
 import EventLoop
 import HTTP1
 
-/// The keep-alive connections of one loop to one origin: at most `maxConnectionsPerOrigin`,
-/// idle ones reused most-recent-first, and a FIFO of requests waiting when all are busy.
+/// The keep-alive connections of one loop to one origin, as `ConnectionPoolStateMachine`
+/// decides: this shell opens and closes the sockets and calls the requests' handlers.
 /// Loop-confined.
 final class ConnectionPool {
     typealias Handler = (Result<ClientConnection, HTTPClientError>) -> Void
+    private typealias Machine = ConnectionPoolStateMachine<ObjectIdentifier>
 
     let loop: EventLoop
     let origin: Origin
     private let configuration: HTTPClientConfiguration
     private let statistics: ClientStatistics
-    private var idle: [ClientConnection] = []
-    /// Connections open or being opened.
-    private var open = 0
-    private var waiters: [(id: Int, handler: Handler)] = []
-    private var nextWaiterID = 0
+    private var machine: Machine
+    /// The connections that have connected and not yet closed.
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    /// The handlers of waiting requests.
+    private var waiting: [Machine.RequestID: Handler] = [:]
+    private var nextRequestID = 0
     private var addresses: [SocketAddress] = []
-    private var isShutDown = false
     /// Stopped deadline timers of finished exchanges, for the next ones: a timer opened and closed
     /// per request cost four allocations and a close callback on every upstream call.
     private var spareTimers: [LoopTimer] = []
@@ -28,50 +29,45 @@ final class ConnectionPool {
         self.origin = origin
         self.configuration = configuration
         self.statistics = statistics
+        machine = Machine(maxConnections: configuration.maxConnectionsPerOrigin)
     }
 
     /// Hands `handler` a connection: an idle one now, a new one once connected, or a released one
-    /// later. Returns the waiter id when the request had to queue, for `cancelWaiter`.
+    /// later. Returns the request's id when it had to wait, for `cancelWaiter`.
     func acquire(_ handler: @escaping Handler) -> Int? {
-        guard !isShutDown else {
-            handler(.failure(.shutdown))
-            return nil
-        }
-        while let connection = idle.popLast() {
-            if connection.isUsable {
-                handler(.success(connection))
-                return nil
-            }
-        }
-        if open < configuration.maxConnectionsPerOrigin {
-            open += 1
+        nextRequestID += 1
+        let request = nextRequestID
+        switch machine.acquire(request) {
+        case .lease(let id):
+            handler(.success(connections[id]!))
+        case .connect:
             connect(handler)
-            return nil
+        case .wait:
+            waiting[request] = handler
+            return request
+        case .refuse:
+            handler(.failure(.shutdown))
         }
-        nextWaiterID += 1
-        waiters.append((nextWaiterID, handler))
-        return nextWaiterID
+        return nil
     }
 
     func cancelWaiter(_ id: Int) {
-        waiters.removeAll { $0.id == id }
+        machine.cancel(id)
+        waiting[id] = nil
     }
 
     /// Returns a connection after its exchange; one that cannot be reused is already closing and
     /// is accounted for by its close callback.
     func release(_ connection: ClientConnection) {
         guard connection.isUsable else { return }
-        if !waiters.isEmpty {
-            let waiter = waiters.removeFirst()
-            waiter.handler(.success(connection))
-            return
-        }
-        if isShutDown {
+        switch machine.released(ObjectIdentifier(connection)) {
+        case .hand(let request):
+            waiting.removeValue(forKey: request)?(.success(connection))
+        case .park:
+            connection.parkIdle(for: configuration.idleTimeout)
+        case .close:
             connection.close()
-            return
         }
-        idle.append(connection)
-        connection.parkIdle(for: configuration.idleTimeout)
     }
 
     /// A stopped timer for an exchange's deadline; give it back with `recycle(_:)`.
@@ -85,7 +81,7 @@ final class ConnectionPool {
     /// Stops `timer` and keeps it for the next exchange (the caller must not touch it again).
     func recycle(_ timer: LoopTimer) {
         timer.stop()
-        if isShutDown || timer.isClosing || spareTimers.count >= Self.maxSpareTimers {
+        if machine.isShutDown || timer.isClosing || spareTimers.count >= Self.maxSpareTimers {
             timer.cancel()
         } else {
             spareTimers.append(timer)
@@ -93,28 +89,22 @@ final class ConnectionPool {
     }
 
     func shutdown() {
-        isShutDown = true
         for timer in spareTimers { timer.cancel() }
         spareTimers.removeAll()
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.handler(.failure(.shutdown)) }
-        for connection in idle { connection.close() }
-        idle.removeAll()
+        let (refused, idle) = machine.shutDown()
+        for request in refused { waiting.removeValue(forKey: request)?(.failure(.shutdown)) }
+        for id in idle { connections[id]?.close() }
     }
 
-    private func connectionClosed(_ connection: ClientConnection) {
+    private func closed(_ connection: ClientConnection) {
         statistics.socketClosed()
-        open -= 1
-        idle.removeAll { $0 === connection }
-        startConnectionForFirstWaiter()
+        connections[ObjectIdentifier(connection)] = nil
+        if let request = machine.closed(ObjectIdentifier(connection)) { connectForWaiting(request) }
     }
 
-    private func startConnectionForFirstWaiter() {
-        guard !waiters.isEmpty, open < configuration.maxConnectionsPerOrigin, !isShutDown else { return }
-        let waiter = waiters.removeFirst()
-        open += 1
-        connect(waiter.handler)
+    private func connectForWaiting(_ request: Machine.RequestID) {
+        guard let handler = waiting.removeValue(forKey: request) else { return }
+        connect(handler)
     }
 
     private func connect(_ handler: @escaping Handler) {
@@ -143,12 +133,15 @@ final class ConnectionPool {
             case .success(let stream):
                 statistics.connectionOpened()
                 let connection = ClientConnection(stream: stream, maxResponseBytes: configuration.maxResponseBytes)
-                connection.onClosed = { [weak self] closed in self?.connectionClosed(closed) }
-                if isShutDown {
+                connections[ObjectIdentifier(connection)] = connection
+                connection.onClosing = { [weak self] closing in self?.machine.closing(ObjectIdentifier(closing)) }
+                connection.onClosed = { [weak self] closed in self?.closed(closed) }
+                switch machine.connected(ObjectIdentifier(connection)) {
+                case .use:
+                    handler(.success(connection))
+                case .closeAndRefuse:
                     connection.close()
                     handler(.failure(.shutdown))
-                } else {
-                    handler(.success(connection))
                 }
             case .failure(let error):
                 // The stream closed its socket before reporting the failure.
@@ -169,8 +162,8 @@ final class ConnectionPool {
     }
 
     private func connectFailed(_ error: HTTPClientError, _ handler: Handler) {
-        open -= 1
+        let next = machine.connectFailed()
         handler(.failure(error))
-        startConnectionForFirstWaiter()
+        if let next { connectForWaiting(next) }
     }
 }
