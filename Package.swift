@@ -9,6 +9,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
+// Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
+// the libuv shell that drives it lives above EventLoop.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
@@ -28,6 +30,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
         .target(name: "HTTP1"),
         .target(name: "RESP"),
+        .target(name: "Redis", dependencies: ["RESP"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
         .target(name: "ProductDetails", dependencies: ["Locking"]),
@@ -40,6 +43,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking"]),
