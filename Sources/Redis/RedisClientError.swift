@@ -1,0 +1,72 @@
+/// Why a Redis command got no reply, or a connection ended.
+///
+/// A struct over a private code, so new kinds never break callers; equality compares the kind
+/// only, so callers and tests match on the static values (`error == .timedOut`) whatever the
+/// detail. An error reply from Redis (`-WRONGTYPE …`) is not one of these: it is a reply, and
+/// reaches its caller as a `RESPValue`.
+public struct RedisClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Code: Sendable, Equatable {
+        case timedOut, notConnected, tooManyPending, shutdown
+        case connectFailed, connectTimeout, connectionLost, unresponsive, protocolError, handshakeFailed
+        case authenticationFailed, databaseRefused
+    }
+
+    private let code: Code
+    /// Human text for logs.
+    public let detail: String
+
+    private init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "Redis: \(detail)" }
+
+    public static func == (lhs: RedisClientError, rhs: RedisClientError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// The same kind of error with a message about this occurrence.
+    func detailed(_ detail: String) -> RedisClientError {
+        RedisClientError(code, detail)
+    }
+
+    /// Whether reconnecting cannot help: the server refused our credentials or database, which
+    /// only a change of configuration fixes. The connection stops trying and says so.
+    public var isPermanent: Bool {
+        code == .authenticationFailed || code == .databaseRefused
+    }
+
+    // MARK: One command
+
+    public static let timedOut = RedisClientError(
+        .timedOut, "No reply before the command's deadline.")
+    public static let notConnected = RedisClientError(
+        .notConnected, "Not connected to Redis (waiting to reconnect).")
+    public static let tooManyPending = RedisClientError(
+        .tooManyPending, "Too many commands are waiting for Redis on this connection.")
+    public static let shutdown = RedisClientError(
+        .shutdown, "The Redis connection is shutting down.")
+
+    // MARK: The connection
+
+    public static let connectFailed = RedisClientError(
+        .connectFailed, "Could not connect to Redis.")
+    public static let connectTimeout = RedisClientError(
+        .connectTimeout, "Connecting to Redis (with its handshake) took longer than the connect timeout.")
+    public static let connectionLost = RedisClientError(
+        .connectionLost, "The connection to Redis was lost.")
+    public static let unresponsive = RedisClientError(
+        .unresponsive, "Redis left the oldest command unanswered for too long; the connection was closed.")
+    public static let protocolError = RedisClientError(
+        .protocolError, "Redis sent bytes that are not a valid reply, or a reply nothing asked for.")
+    public static let handshakeFailed = RedisClientError(
+        .handshakeFailed, "Redis answered the connection handshake with an error.")
+
+    // MARK: Configuration (permanent)
+
+    public static let authenticationFailed = RedisClientError(
+        .authenticationFailed, "Redis refused the user name or password of REDIS_URL.")
+    public static let databaseRefused = RedisClientError(
+        .databaseRefused, "Redis refused to SELECT the database of REDIS_URL.")
+}

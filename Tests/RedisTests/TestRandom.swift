@@ -1,0 +1,26 @@
+/// SplitMix64: a tiny deterministic generator, so every jittered delay in a test is exact.
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Always the same word: `.max` draws the top of any range. (Not 0: the standard library's
+/// unbiased range sampling rejects a constant 0 forever.)
+struct FixedRandom: RandomNumberGenerator, Sendable {
+    var value: UInt64
+
+    mutating func next() -> UInt64 {
+        value
+    }
+}
