@@ -1,0 +1,14 @@
+/// One request waiting for its reply, or waiting to be written while the connection opens.
+struct PendingCommand: Sendable {
+    let id: RedisRequestID
+    let request: RedisRequest
+    /// When the caller stops waiting.
+    let deadline: Duration
+    /// When its bytes were handed to the shell: how long the pipeline has been stuck on it.
+    var writtenAt: Duration
+    /// The caller was already failed (its deadline passed): the reply still takes this slot
+    /// when it comes, so later replies stay matched, and is thrown away.
+    var isAbandoned = false
+    /// This is the `EVAL` sent after `NOSCRIPT`: its reply, whatever it is, goes to the caller.
+    var isReload = false
+}

@@ -1,0 +1,67 @@
+/// The requests of one connection in the order their replies will come.
+///
+/// An array read from a moving head, so taking the oldest is O(1) and the storage is reused
+/// (compacted once the consumed part dominates) instead of shifting on every reply.
+struct PendingQueue: Sendable {
+    private var storage: [PendingCommand] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == storage.count }
+    var count: Int { storage.count - head }
+    var first: PendingCommand? { isEmpty ? nil : storage[head] }
+
+    mutating func append(_ command: PendingCommand) {
+        storage.append(command)
+    }
+
+    mutating func popFirst() -> PendingCommand? {
+        guard !isEmpty else { return nil }
+        let command = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 32 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return command
+    }
+
+    /// The earliest deadline of a caller still waiting.
+    var earliestLiveDeadline: Duration? {
+        storage[head...].lazy.filter { !$0.isAbandoned }.map(\.deadline).min()
+    }
+
+    /// Whether any caller still waits (abandoned slots wait for nobody).
+    var hasLiveCommands: Bool {
+        storage[head...].contains { !$0.isAbandoned }
+    }
+
+    /// Marks every live command whose deadline is at or before `now` abandoned, and returns
+    /// their IDs in order.
+    mutating func abandonExpired(now: Duration) -> [RedisRequestID] {
+        var expired: [RedisRequestID] = []
+        for index in head..<storage.count where !storage[index].isAbandoned && storage[index].deadline <= now {
+            storage[index].isAbandoned = true
+            expired.append(storage[index].id)
+        }
+        return expired
+    }
+
+    /// Empties the queue and returns the IDs whose callers still wait, in order.
+    mutating func removeAll() -> [RedisRequestID] {
+        let live = storage[head...].filter { !$0.isAbandoned }.map(\.id)
+        storage.removeAll()
+        head = 0
+        return live
+    }
+
+    /// Empties the queue and returns the commands themselves, for writing them elsewhere.
+    mutating func takeAll() -> [PendingCommand] {
+        let all = Array(storage[head...])
+        storage.removeAll()
+        head = 0
+        return all
+    }
+}
