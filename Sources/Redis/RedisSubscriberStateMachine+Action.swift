@@ -1,0 +1,26 @@
+extension RedisSubscriberStateMachine {
+    /// What the shell does, in the order given.
+    public enum Action: Sendable, Equatable {
+        /// Open a TCP connection, then report `connected(now:)` or `connectFailed(_:now:)`.
+        case connect(host: String, port: Int)
+        /// Write these bytes after everything written before.
+        case write([UInt8])
+        /// Close the socket (if any) and deliver no further events from it.
+        case close
+        /// Call `timerFired(now:)` at this instant, replacing any timer armed before.
+        case armTimer(at: Duration)
+        case cancelTimer
+        /// Every channel is subscribed: from now on no message is missed. The owner drops its
+        /// whole L1, since invalidations published while it was not subscribed are lost
+        /// (`isResubscription` is false for the first subscription of the process).
+        case subscribed(isResubscription: Bool)
+        /// A message published on one of the channels.
+        case message(channel: String, payload: [UInt8])
+        /// The subscription ended (messages may be missed from now on until `subscribed`);
+        /// the next attempt is at `reconnectAt`, or never (`nil`).
+        case disconnected(RedisClientError, reconnectAt: Duration?)
+        /// An attempt failed before every channel was subscribed; the next is at
+        /// `reconnectAt`, or never (`nil`: credentials refused, or shut down).
+        case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
+    }
+}
