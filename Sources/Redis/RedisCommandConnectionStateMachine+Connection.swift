@@ -11,7 +11,7 @@ extension RedisCommandConnectionStateMachine {
             state = .handshaking(deadline: deadline, remaining: handshake.steps[...])
             actions.append(.write(handshake.bytes))
         }
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     /// The TCP connection could not be opened (refused, unreachable, name not resolved).
@@ -19,7 +19,7 @@ extension RedisCommandConnectionStateMachine {
         guard case .connecting = state else { return [] }
         var actions: [Action] = []
         connectionEnded(RedisClientError.connectFailed.detailed("Could not connect to Redis at \(url.host):\(url.port): \(detail)"), now: now, into: &actions)
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     /// The server closed the connection (or reset it).
@@ -27,7 +27,7 @@ extension RedisCommandConnectionStateMachine {
         guard hasOpenSocket else { return [] }
         var actions: [Action] = []
         connectionEnded(RedisClientError.connectionLost.detailed("Redis closed the connection."), now: now, into: &actions)
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     /// The socket refused bytes handed to it.
@@ -35,7 +35,7 @@ extension RedisCommandConnectionStateMachine {
         guard hasOpenSocket else { return [] }
         var actions: [Action] = []
         connectionEnded(RedisClientError.connectionLost.detailed("Writing to Redis failed: \(detail)"), now: now, into: &actions)
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     var hasOpenSocket: Bool {

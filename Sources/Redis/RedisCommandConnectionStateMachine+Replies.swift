@@ -13,14 +13,14 @@ extension RedisCommandConnectionStateMachine {
                 step = try parser.parse(readBuffer, from: position)
             } catch {
                 connectionEnded(RedisClientError.protocolError.detailed("Redis sent an invalid reply: \(error.detail)"), now: now, into: &actions)
-                return finish(actions, now: now)
+                return finish(actions)
             }
             position += step.consumed
             guard case .reply(let reply) = step.event else { break }
             handle(reply, now: now, into: &actions)
         }
         if hasOpenSocket { readBuffer.removeFirst(position) }
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     private mutating func handle(_ reply: RESPValue, now: Duration, into actions: inout [Action]) {

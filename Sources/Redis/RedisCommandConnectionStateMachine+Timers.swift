@@ -26,7 +26,7 @@ extension RedisCommandConnectionStateMachine {
         case .idle, .refused, .shutDown:
             break
         }
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     private static func failExpired(in queue: inout PendingQueue, now: Duration, into actions: inout [Action]) {

@@ -87,11 +87,15 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         guard case .idle = state else { return [] }
         var actions: [Action] = []
         beginConnecting(now: now, into: &actions)
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     /// Takes a request whose caller waits until `deadline`. The ID names it in the `succeed` or
-    /// `fail` action that completes it, which may be among the actions returned here.
+    /// `fail` action that completes it, which may be among the actions returned here (a request
+    /// refused at once): the shell files its caller under the ID before performing them.
+    ///
+    /// The deadline is the caller's, not a per-command setting, so the commands of one cache
+    /// miss (look-up, lease, wait) share one Redis budget.
     public mutating func submit(
         _ request: RedisRequest, deadline: Duration, now: Duration
     ) -> (id: RedisRequestID, actions: [Action]) {
@@ -110,7 +114,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         } else {
             queued.append(command)
         }
-        return (id, finish(actions, now: now))
+        return (id, finish(actions))
     }
 
     /// Why a request submitted now fails at once, if it does.
@@ -142,7 +146,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         case .draining, .shutDown:
             break
         }
-        return finish(actions, now: now)
+        return finish(actions)
     }
 
     // MARK: Helpers shared by the event handlers
@@ -168,7 +172,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
     }
 
     /// Appends the timer change the new state needs: every public event ends here.
-    mutating func finish(_ actions: [Action], now: Duration) -> [Action] {
+    mutating func finish(_ actions: [Action]) -> [Action] {
         var actions = actions
         switch timer.change(to: wantedTimer()) {
         case .arm(let instant): actions.append(.armTimer(at: instant))

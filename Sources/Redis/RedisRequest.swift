@@ -5,7 +5,9 @@ public enum RedisRequest: Sendable, Hashable {
     /// Any command; its reply, error replies included, goes back to the caller as it came.
     case command(RESPCommand)
     /// `EVALSHA sha1 numkeys keys… arguments…`; on `NOSCRIPT` the connection sends the body
-    /// once (`EVAL`) and the caller gets that reply instead.
+    /// once (`EVAL`) and the caller gets that reply instead. The `EVAL` joins the end of the
+    /// pipeline, so it runs after commands submitted later than the script: a script must not
+    /// rely on running before them (each of ours is atomic on its own keys).
     case script(RedisScript, keys: [RESPArgument], arguments: [RESPArgument])
 
     /// Appends the command as first sent.

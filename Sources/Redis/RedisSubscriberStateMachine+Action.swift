@@ -12,7 +12,8 @@ extension RedisSubscriberStateMachine {
         case cancelTimer
         /// Every channel is subscribed: from now on no message is missed. The owner drops its
         /// whole L1, since invalidations published while it was not subscribed are lost
-        /// (`isResubscription` is false for the first subscription of the process).
+        /// (`isResubscription` is false for the first subscription of the process). Before the
+        /// first one, and from `disconnected` to the next, messages may be missed.
         case subscribed(isResubscription: Bool)
         /// A message published on one of the channels.
         case message(channel: String, payload: [UInt8])

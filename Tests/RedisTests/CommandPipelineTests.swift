@@ -139,4 +139,21 @@ struct CommandPipelineTests {
         #expect(machine.received(wire(":1\r\n"), now: ms(3)) == [.succeed(a.id, .integer(1)), .close, .cancelTimer])
         #expect(machine.timerFired(now: .seconds(10)) == [])
     }
+
+    @Test func connectionLostWhileDrainingDoesNotReconnect() {
+        var machine = readyCommandMachine()
+        let a = machine.get("a", deadline: ms(500), now: .zero)
+        _ = machine.shutdown(now: ms(1))
+        #expect(machine.peerClosed(now: ms(2))
+            == [.close, .fail(a.id, .connectionLost), .disconnected(.connectionLost, reconnectAt: nil), .cancelTimer])
+        #expect(machine.timerFired(now: .seconds(5)) == [])
+    }
+
+    @Test func shutdownWhileConnectingFailsQueuedRequests() {
+        var machine = commandMachine()
+        _ = machine.start(now: .zero)
+        let queued = machine.get("k", deadline: ms(500), now: ms(1))
+        #expect(machine.shutdown(now: ms(2)) == [.close, .fail(queued.id, .shutdown), .cancelTimer])
+        #expect(machine.connected(now: ms(3)) == [])
+    }
 }
