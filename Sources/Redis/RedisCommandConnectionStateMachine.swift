@@ -117,6 +117,13 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         return (id, finish(actions))
     }
 
+    /// `submit(_:deadline:now:)` for a caller with a timeout of its own rather than a deadline.
+    public mutating func submit(
+        _ request: RedisRequest, timeout: Duration, now: Duration
+    ) -> (id: RedisRequestID, actions: [Action]) {
+        submit(request, deadline: now + timeout, now: now)
+    }
+
     /// Why a request submitted now fails at once, if it does.
     private func refusal(at now: Duration) -> RedisClientError? {
         switch state {

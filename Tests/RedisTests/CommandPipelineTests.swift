@@ -73,6 +73,12 @@ struct CommandPipelineTests {
         #expect(machine.timerFired(now: ms(3000)) == [.fail(b.id, .timedOut), .armTimer(at: ms(3600))])
     }
 
+    @Test func timeoutIsCountedFromSubmission() {
+        var machine = readyCommandMachine()
+        let request = machine.submit(.command(RESPCommand("PING")), timeout: ms(250), now: ms(40))
+        #expect(request.actions == [.write(encoded(RESPCommand("PING"))), .armTimer(at: ms(290))])
+    }
+
     @Test func deadlineAlreadyPassedFailsWithoutWriting() {
         var machine = readyCommandMachine()
         let late = machine.get("k", deadline: ms(10), now: ms(10))
