@@ -70,15 +70,21 @@ public struct AppConfiguration: Sendable {
     }
 
     private static func readUpstreams(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
-        let fallback = reader.optionalString("UPSTREAM_URL", "base URL of all three upstreams (http only); unset for the demo catalog")
-        func url(_ name: String, _ help: String) throws(ConfigurationError) -> String? {
-            guard let value = reader.optionalString(name, help + "; defaults to UPSTREAM_URL") ?? fallback else { return nil }
+        func validated(_ value: String, named name: String) throws(ConfigurationError) -> String {
             do {
                 _ = try Origin(url: value)
             } catch {
                 throw ConfigurationError(setting: name, reason: error.detail)
             }
             return value
+        }
+        // Checked on its own, so a bad UPSTREAM_URL is blamed on UPSTREAM_URL, the variable the
+        // operator set, not on the three it stands in for.
+        let fallback = try reader.optionalString("UPSTREAM_URL", "base URL of all three upstreams (http only); unset for the demo catalog")
+            .map { value throws(ConfigurationError) in try validated(value, named: "UPSTREAM_URL") }
+        func url(_ name: String, _ help: String) throws(ConfigurationError) -> String? {
+            guard let value = reader.optionalString(name, help + "; defaults to UPSTREAM_URL") else { return fallback }
+            return try validated(value, named: name)
         }
         config.productsURL = try url("PRODUCTS_URL", "product upstream")
         config.reviewsURL = try url("REVIEWS_URL", "reviews upstream")

@@ -21,6 +21,9 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
             throw url.hasPrefix("https://") ? .unsupportedURL("https is not supported; use http or terminate TLS elsewhere") : .unsupportedURL("\(url) is not an http:// URL")
         }
         let rest = url.dropFirst("http://".count)
+        if rest.contains("?") || rest.contains("#") {
+            throw .unsupportedURL("\(url): a query or fragment is not supported; give a base URL such as http://host:8080/api")
+        }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var path = String(rest[authorityEnd...])

@@ -28,8 +28,9 @@ struct ConfigurationTests {
         (["MAX_HEADER_BYTES": "12"], "MAX_HEADER_BYTES"),
         (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
         (["CONNECTION_POLLING": "oneshot"], "CONNECTION_POLLING"),
-        (["UPSTREAM_URL": "https://catalog"], "PRODUCTS_URL"),
-        (["UPSTREAM_URL": "catalog:8081"], "PRODUCTS_URL"),
+        (["UPSTREAM_URL": "https://catalog"], "UPSTREAM_URL"),
+        (["UPSTREAM_URL": "catalog:8081"], "UPSTREAM_URL"),
+        (["UPSTREAM_URL": "http://catalog:8081", "REVIEWS_URL": "https://reviews"], "REVIEWS_URL"),
         (["PRODUCTS_URL": "http://catalog:8081"], "UPSTREAM_URL"),
         (["CACHE_TTL_SECONDS": "ten"], "CACHE_TTL_SECONDS"),
         (["RETRY_ATTEMPTS": "0"], "RETRY_ATTEMPTS"),
@@ -43,6 +44,28 @@ struct ConfigurationTests {
             guard let error = error as? ConfigurationError else { return false }
             return error.setting == setting && error.description.contains(setting)
         }
+    }
+
+    /// The query used to be read as part of the port ("bad port").
+    @Test(arguments: ["http://catalog:8081?region=eu", "http://catalog/api?x=1", "http://catalog:8081#top"])
+    func aURLWithAQueryIsRefusedForWhatItIs(_ url: String) {
+        #expect {
+            _ = try AppConfiguration.fromEnvironment(["UPSTREAM_URL": url])
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.setting == "UPSTREAM_URL" && error.reason.contains("query") && !error.reason.contains("bad port")
+        }
+    }
+
+    @Test func onlyHelpAndVersionAreUnderstoodOnTheCommandLine() {
+        #expect(CommandLineAction(arguments: []) == .run)
+        #expect(CommandLineAction(arguments: ["--help"]) == .help)
+        #expect(CommandLineAction(arguments: ["-h"]) == .help)
+        #expect(CommandLineAction(arguments: ["--version"]) == .version)
+        #expect(CommandLineAction(arguments: ["--version", "--help"]) == .help)
+        #expect(CommandLineAction(arguments: ["--port", "9000"]) == .unknown("--port"))
+        #expect(CommandLineAction(arguments: ["-V"]) == .unknown("-V"))
+        #expect(CommandLineAction(arguments: ["--help", "--bogus"]) == .unknown("--bogus"))
     }
 
     @Test func upstreamURLsDefaultToUpstreamURL() throws {
