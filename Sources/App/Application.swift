@@ -64,6 +64,9 @@ public final class Application: Sendable {
 
     private static func start(configuration: AppConfiguration, group: EventLoopGroup, logger: Logger) async throws -> Application {
         var configuration = configuration
+        let listenAddress = try await ListenAddress.settle(
+            host: configuration.server.host, port: configuration.server.port, on: group.loops[0])
+        (configuration.server.host, configuration.server.port) = (listenAddress.ip, listenAddress.port)
         let pollingCheck = await checkPolling(configuration: &configuration, group: group, logger: logger)
         var demoCatalog: CatalogStub?
         let upstreams: (products: Origin, reviews: Origin, suggestions: Origin)

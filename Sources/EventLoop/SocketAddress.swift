@@ -38,6 +38,36 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The numeric address alone ("127.0.0.1", "::1"), without the port.
+    public var ip: String {
+        var copy = storage
+        var text = [CChar](repeating: 0, count: 64)
+        withUnsafePointer(to: &copy) { pointer in
+            if family == AF_INET6 {
+                _ = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { uv_ip6_name($0, &text, text.count) }
+            } else {
+                _ = pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_name($0, &text, text.count) }
+            }
+        }
+        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// The port, in host byte order.
+    public var port: Int {
+        var copy = storage
+        return withUnsafePointer(to: &copy) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    /// The size of the address structure its family uses, as `bind(2)` wants it.
+    var length: socklen_t {
+        socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+    }
+
     func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) -> T) -> T {
         withUnsafePointer(to: storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1, body)

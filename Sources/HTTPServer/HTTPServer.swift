@@ -36,6 +36,10 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         var port = configuration.port
+        if port != 0 {
+            // Without this, a second process on the port would bind it too (see PortProbe).
+            _ = try PortProbe.bindOnce(try SocketAddress(ip: configuration.host, port: port))
+        }
         var servers: [LoopBound<LoopServer>] = []
         for loop in group.loops {
             let chosenPort = port
