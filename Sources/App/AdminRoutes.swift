@@ -41,10 +41,14 @@ struct BearerGuard: Sendable {
             return parts[1].trimmingCharacters()
         }
         if let presented, Self.constantTimeEquals(Array(presented.utf8), Array(token.utf8)) { return nil }
-        let error = presented == nil ? "invalid_request" : "invalid_token"
+        // RFC 6750 §3.1: a request without a bearer token gets the challenge alone, no error code;
+        // a token that is not the right one gets `invalid_token`.
+        let challenge = presented == nil ? Self.challenge : Self.challenge + ", error=\"invalid_token\""
         return ProblemDetails(status: .unauthorized, detail: "A valid bearer token is required.")
-            .response(headers: ["WWW-Authenticate": "Bearer realm=\"product-details\", error=\"\(error)\""])
+            .response(headers: ["WWW-Authenticate": challenge])
     }
+
+    static let challenge = "Bearer realm=\"product-details\""
 
     static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         var difference = UInt64(lhs.count ^ rhs.count)

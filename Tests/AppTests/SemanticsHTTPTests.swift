@@ -13,12 +13,13 @@ extension AppE2ETests.Semantics {
 
             let anonymous = try await env.request(.delete, "/cache/products/p700")
             #expect(anonymous.status == 401)
-            #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            // RFC 6750 §3.1: no credentials, no error code.
+            #expect(anonymous.header("WWW-Authenticate") == #"Bearer realm="product-details""#)
             #expect(anonymous.header("Content-Type") == "application/problem+json")
 
             let wrong = try await env.delete("/cache/products/p700", token: "not-the-token")
             #expect(wrong.status == 401)
-            #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            #expect(wrong.header("WWW-Authenticate") == #"Bearer realm="product-details", error="invalid_token""#)
             #expect(try await env.get("/products/p700").isHit)
 
             let right = try await env.delete("/cache/products/p700")
