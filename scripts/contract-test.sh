@@ -2,7 +2,8 @@
 # Contract and deployability checks, run by `make test` after the Swift tests:
 #   a) openapi.yaml is valid OpenAPI 3.1
 #   b) the running service (release build, real catalog-stub upstream, loopback, ephemeral ports)
-#      passes schemathesis with every check, plus scripted upstream faults (scripts/contract/)
+#      passes schemathesis with every check, plus scripted upstream faults (scripts/contract/),
+#      and openapi-core validates the same answers again (a second, independent validator)
 #   c) /metrics passes `promtool check metrics` and prometheus_client's parser
 #   d) hadolint Dockerfile
 #   e) docker-compose -f compose.yaml config -q
@@ -27,6 +28,9 @@ MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-100}
 SEED=${CONTRACT_SEED:-20261202}
 VENV=$ROOT/.venv
 REQUIREMENTS=$ROOT/scripts/contract/requirements.txt
+# openapi-core 0.23 needs openapi-spec-validator < 0.9: an environment of its own.
+CORE_VENV=$ROOT/.venv-openapi-core
+CORE_REQUIREMENTS=$ROOT/scripts/contract/core-requirements.txt
 ADMIN_TOKEN_FOR_TEST="contract-$RANDOM$RANDOM"
 started=$(date +%s)
 
@@ -72,6 +76,11 @@ if ! cmp -s "$REQUIREMENTS" "$VENV/.contract-requirements"; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
   cp "$REQUIREMENTS" "$VENV/.contract-requirements"
 fi
+if [ ! -x "$CORE_VENV/bin/python" ]; then python3 -m venv "$CORE_VENV"; fi
+if ! cmp -s "$CORE_REQUIREMENTS" "$CORE_VENV/.contract-requirements"; then
+  "$CORE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$CORE_REQUIREMENTS"
+  cp "$CORE_REQUIREMENTS" "$CORE_VENV/.contract-requirements"
+fi
 PY="$VENV/bin/python"
 TOOLS="$ROOT/scripts/contract/tools.py"
 command -v promtool >/dev/null || die "promtool not found after installing prometheus"
@@ -97,10 +106,16 @@ STUB_PORT=$("$PY" "$TOOLS" port "$WORK/stub.log" 20)
 STUB="http://127.0.0.1:$STUB_PORT"
 # GLIBC_TUNABLES as the Dockerfile sets it (Sources/App/AllocatorTuning.swift).
 TUNABLES=GLIBC_TUNABLES=glibc.malloc.tcache_count=128
-start service HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" "$BIN/product-details"
-# A second service, for answers the first must not give: admin routes off (403) and load shedding
-# (503 with MAX_INFLIGHT_LOADS=1).
-start service-limited HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 "$BIN/product-details"
+# The longest request line allowed: `ids` is an array of any strings, and 100 long generated ones
+# would meet the HTTP layer's 414 (tested by the Swift tests) instead of the route under test.
+start service HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
+  MAX_REQUEST_LINE_BYTES=1048576 "$BIN/product-details"
+# A second service, for answers the first must not give: admin routes off (403), load shedding
+# (503 with MAX_INFLIGHT_LOADS=1) and request shedding (503 with MAX_INFLIGHT_REQUESTS=2). Its
+# upstream time-outs are long, so a request held by a hanging upstream stays while the fault
+# cases look at what the service refuses meanwhile.
+start service-limited HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 MAX_INFLIGHT_REQUESTS=2 \
+  UPSTREAM_TIMEOUT_MS=6000 REQUEST_DEADLINE_MS=6000 RETRY_ATTEMPTS=1 "$BIN/product-details"
 PORT_MAIN=$("$PY" "$TOOLS" port "$WORK/service.log" 20)
 PORT_LIMITED=$("$PY" "$TOOLS" port "$WORK/service-limited.log" 20)
 BASE="http://127.0.0.1:$PORT_MAIN"
@@ -119,6 +134,7 @@ set +e
   --max-examples "$MAX_EXAMPLES" \
   --seed "$SEED" \
   --generation-database none \
+  --output-sanitize false --report har --report-har-path "$WORK/schemathesis.har" \
   --request-timeout 10 \
   --no-color) >"$WORK/schemathesis.out" 2>&1
 st_status=$?
@@ -133,12 +149,17 @@ ST_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis.out" | tail -n1)
 step "b) scripted upstream faults, checked against openapi.yaml"
 set +e
 "$PY" "$ROOT/scripts/contract/fault_cases.py" "$ROOT/openapi.yaml" "$BASE" "$STUB" "$ADMIN_TOKEN_FOR_TEST" "$LIMITED" \
-  >"$WORK/faults.out" 2>&1
+  "$WORK/faults.jsonl" >"$WORK/faults.out" 2>&1
 faults_status=$?
 set -e
 cat "$WORK/faults.out"
 [ "$faults_status" -eq 0 ] || die "scripted fault cases failed"
 FAULTS=$(grep -E "^fault cases:" "$WORK/faults.out" | tail -n1)
+
+step "b) openapi-core validates the same answers (schemathesis' and the fault cases')"
+CORE_OUT=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$BASE" \
+  "$WORK/schemathesis.har" "$WORK/faults.jsonl" 2>&1) || { echo "$CORE_OUT"; die "openapi-core response validation"; }
+echo "$CORE_OUT"
 
 # ---------------------------------------------------------------------------------------------
 step "c) /metrics: promtool check metrics, prometheus_client parser"
@@ -171,6 +192,7 @@ printf '\n== contract summary (%ss)\n' "$(($(date +%s) - started))"
 echo "  openapi-spec-validator: OK"
 echo "  schemathesis --checks all: ${ST_CASES:-?} test cases, 0 failures"
 echo "  ${FAULTS}"
+echo "  ${CORE_OUT}"
 echo "  promtool check metrics: ${PROMTOOL_OUT:-no problems}"
 echo "  hadolint: ${HADOLINT_OUT:-no findings}"
 echo "  docker-compose config: OK"

@@ -28,29 +28,39 @@ struct ProductRoutes {
         }
         router.add(.get, "/products") { request, context in
             let values = request.queryValues("ids")
-            guard values.count == 1, let list = values.first, !list.isEmpty else {
+            // An empty value is one empty id, so one invalid item: `ids` is an array of strings
+            // in the contract, and an invalid id is that item's problem, not the batch's.
+            guard values.count == 1, let list = values.first else {
                 return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
                     .response(headers: ["Cache-Control": "no-store"])
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             do throws(ProductDetailsError) {
                 let results = try await service.details(ids: ids, requestID: context.requestID, executor: context.loop)
-                return .json(.ok, Self.batchBody(results), headers: ["Cache-Control": "no-store"])
+                return .json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
             } catch {
                 return Self.problem(error)
             }
         }
     }
 
-    /// `{"items":[…]}`: each item the cached document bytes or a problem, in request order.
-    static func batchBody(_ results: [Result<DetailAnswer, ProductDetailsError>]) -> [UInt8] {
+    /// `{"items":[…]}`: each item the cached document or a problem, in request order, with the id
+    /// it answers first (`{"id":"p1","product":…}`), so a client can match items without counting.
+    static func batchBody(_ results: [Result<DetailAnswer, ProductDetailsError>], ids: [String]) -> [UInt8] {
         var body: [UInt8] = Array(#"{"items":["#.utf8)
         for (index, result) in results.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
+            let object: [UInt8]
             switch result {
-            case .success(let answer): body.append(contentsOf: answer.document.body)
-            case .failure(let error): body.append(contentsOf: error.problemJSON)
+            case .success(let answer): object = answer.document.body
+            case .failure(let error) where error == .invalidID: object = ProductDetailsError.invalidID(named: ids[index]).problemJSON
+            case .failure(let error): object = error.problemJSON
             }
+            body.append(contentsOf: #"{"id":"#.utf8)
+            JSONText.appendQuoted(ids[index], to: &body)
+            // Every document and problem is a non-empty object: its members follow the id's.
+            body.append(UInt8(ascii: ","))
+            body.append(contentsOf: object.dropFirst())
         }
         body.append(contentsOf: "]}".utf8)
         return body

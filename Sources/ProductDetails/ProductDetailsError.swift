@@ -21,6 +21,11 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
         status: 400, title: "Bad Request", detail: "A product id is 1 to 64 characters of A-Z, a-z, 0-9, '_' or '-'."
     )
 
+    /// 400 for one id of a batch, naming it.
+    public static func invalidID(named id: String) -> ProductDetailsError {
+        ProductDetailsError(status: 400, title: "Bad Request", detail: "\"\(id)\" is not a product id: \(invalidID.detail)")
+    }
+
     /// 400: a batch asked for more ids than allowed.
     public static func batchTooLarge(count: Int, limit: Int) -> ProductDetailsError {
         ProductDetailsError(status: 400, title: "Bad Request", detail: "A batch may ask for at most \(limit) ids; this one asked for \(count).")

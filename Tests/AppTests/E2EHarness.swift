@@ -57,6 +57,12 @@ struct E2E: Sendable {
         ])
     }
 
+    /// A batch item for `id`: the page, after the id it answers.
+    func expectedBatchItem(_ id: String) throws -> JSONValue {
+        guard case .object(let members) = try expectedDetail(id) else { return .null }
+        return .object([("id", .string(id))] + members)
+    }
+
     /// Total upstream requests the stub has received on its three routes.
     var upstreamRequests: Int {
         let stats = stub.stats()

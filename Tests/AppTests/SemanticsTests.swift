@@ -271,16 +271,34 @@ extension AppE2ETests {
                 #expect(document.keys == ["items"])
                 let items = try #require(document["items"]?.array)
                 #expect(items.count == 5)
-                #expect(items[0] == (try env.expectedDetail("p3")))
-                #expect(items[1] == (try env.expectedDetail("p1")))
+                #expect(items[0] == (try env.expectedBatchItem("p3")))
+                #expect(items[1] == (try env.expectedBatchItem("p1")))
                 #expect(items[2] == items[0])
+                // Every item names the id it answers, an invalid one too, in its problem's detail.
                 #expect(items[3]["status"]?.int == 400)
-                #expect(items[3].keys == ["type", "title", "status", "detail"])
+                #expect(items[3].keys == ["id", "type", "title", "status", "detail"])
+                #expect(items[3]["id"] == .string("bad!"))
+                #expect(items[3]["detail"]?.string?.contains("\"bad!\"") == true)
                 #expect(items[4]["status"]?.int == 404)
+                #expect(items[4]["id"] == .string("p999999"))
                 // p3, p1 and p999999: three product loads, the repeated p3 once.
                 #expect(env.stub.stats().product == 3)
                 // The batch filled the cache the single route reads.
                 #expect(try await env.get("/products/p3").isHit)
+            }
+        }
+
+        /// `ids` is an array of strings in the contract: an empty value is one empty, invalid id.
+        @Test func anEmptyIdsValueIsOneInvalidItem() async throws {
+            try await withE2E { env in
+                let reply = try await env.get("/products?ids=")
+                #expect(reply.status == 200)
+                let items = try #require(try reply.json()["items"]?.array)
+                #expect(items.count == 1)
+                #expect(items.first?["id"] == .string(""))
+                #expect(items.first?["status"]?.int == 400)
+                #expect(try await env.get("/products").status == 400)
+                #expect(try await env.get("/products?ids=p1&ids=p2").status == 400)
             }
         }
 

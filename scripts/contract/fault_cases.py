@@ -5,18 +5,27 @@ schemathesis's generated cases only see a healthy upstream. Here catalog-stub's 
 service without ADMIN_TOKEN answers 403. Each answer goes through schemathesis's own checks
 (status documented, content type, headers, body schema) plus the exact expectation below.
 
-    fault_cases.py SPEC BASE STUB TOKEN OVERLOAD_BASE
+Every exchange is also written to EXCHANGES (JSON lines), for scripts/contract/core_validate.py
+to check the same answers with openapi-core. A `405` has no operation of its own: it is checked
+against the shared `#/components/responses/MethodNotAllowed` here.
+
+    fault_cases.py SPEC BASE STUB TOKEN OVERLOAD_BASE EXCHANGES
       BASE           the service under test (ADMIN_TOKEN=TOKEN, upstream = STUB)
-      OVERLOAD_BASE  a second service on the same STUB with MAX_INFLIGHT_LOADS=1, no ADMIN_TOKEN
+      OVERLOAD_BASE  a second service on the same STUB with MAX_INFLIGHT_LOADS=1,
+                     MAX_INFLIGHT_REQUESTS=2, no ADMIN_TOKEN
 """
 
+import base64
 import json
+import re
 import sys
 import threading
 import urllib.request
 
+import jsonschema
 import requests
 import schemathesis
+import yaml
 
 # not_a_server_error fails any 5xx by design; the 502/503/504 cases below provoke 5xx on purpose,
 # so only for those answers is that one check left out (every other check still runs).
@@ -24,6 +33,7 @@ from schemathesis.checks import not_a_server_error
 
 failures = []
 passed = 0
+exchanges = []
 
 
 def stub_faults(stub, target, settings):
@@ -52,6 +62,7 @@ def check(name, operation, base, expect_status, *, path=None, query=None, header
     except Exception as error:  # connection refused, timeout
         failures.append(f"{name}: {error!r}")
         return None
+    record(response)
     request_line = f"{case.method} {response.request.url}"
     problems = []
     if response.status_code != expect_status:
@@ -59,7 +70,7 @@ def check(name, operation, base, expect_status, *, path=None, query=None, header
     if method is None:
         try:
             case.validate_response(response, excluded_checks=[not_a_server_error] if server_error else None)
-        except Exception as error:
+        except (Exception, BaseExceptionGroup) as error:  # schemathesis' FailureGroup is a group
             problems.append(f"schemathesis: {error}")
     if expect and not problems:
         try:
@@ -74,6 +85,37 @@ def check(name, operation, base, expect_status, *, path=None, query=None, header
     else:
         passed += 1
     return response
+
+
+def record(response):
+    """Keeps the exchange for the second validator (core_validate.py)."""
+    request = response.request
+    exchanges.append({
+        "method": request.method, "url": request.url, "requestHeaders": dict(request.headers),
+        "status": response.status_code,
+        "headers": [[name, value] for name, values in response.headers.items() for value in values],
+        "body": base64.b64encode(response.content or b"").decode(),
+    })
+
+
+def method_not_allowed(spec, allowed):
+    """Checks a 405 against the shared MethodNotAllowed response: Allow, X-Request-ID, the body."""
+    documented = spec["components"]["responses"]["MethodNotAllowed"]
+    headers = spec["components"]["headers"]
+    problem = spec["components"]["schemas"]["Problem"]
+
+    def expectation(response):
+        for name in documented["headers"]:
+            value = hdr(response, name)
+            pattern = headers[name.replace("-", "")]["schema"]["pattern"]
+            assert value is not None and re.search(pattern, value), f"{name}: {value!r}, want /{pattern}/"
+        assert allowed in [m.strip() for m in hdr(response, "Allow").split(",")], f"Allow lacks {allowed}"
+        assert hdr(response, "Content-Type") == "application/problem+json", hdr(response, "Content-Type")
+        try:
+            jsonschema.validate(response.json(), problem)
+        except jsonschema.ValidationError as error:
+            raise AssertionError(f"body: {error.message}") from error
+    return expectation
 
 
 def missing(*parts):
@@ -98,7 +140,18 @@ def header(name, predicate, description):
     return expectation
 
 
-def main(spec, base, stub, token, overload_base):
+def main(spec, base, stub, token, overload_base, exchanges_path):
+    with open(spec) as file:
+        document = yaml.safe_load(file)
+    try:
+        return run(spec, document, base, stub, token, overload_base)
+    finally:
+        with open(exchanges_path, "w") as file:
+            for exchange in exchanges:
+                file.write(json.dumps(exchange) + "\n")
+
+
+def run(spec, document, base, stub, token, overload_base):
     schema = schemathesis.openapi.from_path(spec)
     detail = schema["/products/{id}"]["GET"]
     batch = schema["/products"]["GET"]
@@ -157,29 +210,38 @@ def main(spec, base, stub, token, overload_base):
         # Batches.
         check("batch in request order", batch, base, 200, query={"ids": "p1,no-such-product,p2"},
               expect=lambda r: _assert_items(r, [200, 404, 200]))
+        check("every batch item names its id", batch, base, 200, query={"ids": "p2,bad!,p2"},
+              expect=lambda r: _assert_item_ids(r, ["p2", "bad!", "p2"]))
         check("101 ids -> 400", batch, base, 400, query={"ids": ",".join(f"p{i}" for i in range(1, 102))})
-        check("empty ids -> 400", batch, base, 400, query={"ids": ""})
+        check("empty ids -> one invalid item", batch, base, 200, query={"ids": ""},
+              expect=lambda r: _assert_items(r, [400]))
 
         # Admin routes.
         check("DELETE one with token -> 204", forget, base, 204, path={"id": "p9107"}, headers=auth)
         check("after DELETE the page is loaded again", detail, base, 200, path={"id": "p9107"},
               expect=header("Cache-Status", lambda v: "fwd=miss" in v, "fwd=miss"))
         check("DELETE all with token -> 204", forget_all, base, 204, headers=auth)
-        bearer = lambda v: v.startswith("Bearer ")  # noqa: E731
-        check("DELETE without token -> 401", forget_all, base, 401,
-              expect=header("WWW-Authenticate", bearer, "a Bearer challenge"))
-        check("DELETE with a wrong token -> 401", forget, base, 401, path={"id": "p1"},
+        # RFC 6750 §3.1: no error code when no credentials were sent; invalid_token for a wrong one.
+        challenge = 'Bearer realm="product-details"'
+        check("DELETE without token -> 401, no error code", forget_all, base, 401,
+              expect=header("WWW-Authenticate", lambda v: v == challenge, challenge))
+        check("DELETE with a wrong token -> 401 invalid_token", forget, base, 401, path={"id": "p1"},
               headers={"Authorization": "Bearer wrong"},
-              expect=header("WWW-Authenticate", bearer, "a Bearer challenge"))
+              expect=header("WWW-Authenticate", lambda v: v == challenge + ', error="invalid_token"', "invalid_token"))
         check("DELETE invalid id -> 400", forget, base, 400, path={"id": "bad!"}, headers=auth)
         check("admin off -> 403", forget_all, overload_base, 403, headers=auth)
 
-        # 405 with Allow on every path.
+        # HEAD is an operation of its own wherever GET is.
+        head = schema["/products/{id}"]["HEAD"]
+        check("HEAD of a page -> 200 without a body", head, base, 200, path={"id": "p9107"},
+              expect=lambda r: _assert_no_body(r))
+
+        # 405 with Allow on every path, checked against the shared MethodNotAllowed response.
         for operation, path, allowed in [(detail, {"id": "p1"}, "GET"), (batch, {}, "GET"),
                                          (forget, {"id": "p1"}, "DELETE"), (forget_all, {}, "DELETE")]:
             check(f"POST {operation.path} -> 405 with Allow", operation, base, 405, path=path, method="POST",
                   query={"ids": "p1"} if operation is batch else None,
-                  expect=header("Allow", lambda v, a=allowed: a in [m.strip() for m in v.split(",")], allowed))
+                  expect=method_not_allowed(document, allowed))
 
         # Overload: one load may run (MAX_INFLIGHT_LOADS=1); while it hangs, another id is shed.
         stub_faults(stub, "product", {"hang": True})
@@ -208,6 +270,15 @@ def _assert_items(response, statuses):
     assert got == statuses, f"item statuses {got}, want {statuses}"
 
 
+def _assert_item_ids(response, ids):
+    got = [item.get("id") for item in response.json()["items"]]
+    assert got == ids, f"item ids {got}, want {ids}"
+
+
+def _assert_no_body(response):
+    assert not response.content, f"a HEAD answer with {len(response.content)} body bytes"
+
+
 def _quiet_get(url):
     try:
         requests.get(url, timeout=15)
@@ -216,13 +287,17 @@ def _quiet_get(url):
 
 
 def _wait_inflight(base):
+    _wait_metric(base, "product_details_inflight_loads", 1)
+
+
+def _wait_metric(base, name, at_least):
     import time
 
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         text = requests.get(f"{base}/metrics", timeout=5).text
         for line in text.splitlines():
-            if line.startswith("product_details_inflight_loads ") and float(line.split()[1]) >= 1:
+            if line.startswith(name + " ") and float(line.split()[1]) >= at_least:
                 return
         time.sleep(0.02)
 
