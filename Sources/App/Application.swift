@@ -108,6 +108,7 @@ public final class Application: Sendable {
         let server = HTTPServer(
             group: group, configuration: configuration.server,
             immediate: { request, context in front.respondImmediately(to: &request, context: &context) },
+            answered: { response, request in front.answered(&response, request) },
             responder: { request, context in await front.respond(to: request, context: context) })
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
@@ -159,11 +160,14 @@ public final class Application: Sendable {
             // before the listeners close.
             try? await LoopClock(fallbackLoop: group.loops[0]).sleep(for: configuration.shutdownDelay)
         }
-        await server.shutdown(grace: configuration.shutdownGrace)
+        let cutShort = await server.shutdown(grace: configuration.shutdownGrace)
+        if cutShort > 0 {
+            logger.warn("shutdown grace period ended: requests cut short with 503", [("cutShort", String(cutShort))])
+        }
         await client.shutdown()
         await demoCatalog?.shutdown()
         group.shutdown()
-        logger.lifecycle("stopped")
+        logger.lifecycle("stopped", [("cutShort", String(cutShort))])
         logger.writer.close(within: Self.logFlushTimeout)
     }
 }

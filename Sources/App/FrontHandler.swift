@@ -1,62 +1,108 @@
 import HTTP1
 import HTTPServer
 
-/// What every request goes through before and after its route: a request id, the route's
-/// answer, the request metrics and the request's log line.
+/// What every request goes through before and after its route, and the one place every answer
+/// passes (``answered(_:_:)``, the server's answer observer): its request id, the request
+/// metrics and the request's log line, whoever gave the answer.
 struct FrontHandler: Sendable {
     let router: Router
     let metrics: ServiceMetrics
     let logger: Logger
+    /// Lines for answers a client caused without reaching a route (garbage, timeouts, unknown
+    /// paths): a hostile client decides how many there are.
+    let rejectionLines = LogRateLimiter(linesPerSecond: 20)
 
     /// On the loop thread, before any task: the routes that can answer without waiting (a
     /// cached page, health, 404) do so here. Otherwise nil, and `respond` follows.
     func respondImmediately(to request: inout HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
-        let record = logger.logsRequests ? RequestRecord() : nil
-        // Only a log line needs the id as text; else `finish` writes it into the answer's fields.
-        if record != nil { context.requestID = RequestIdentity.identify(request) }
+        // Only a log line needs the id as text; else `answered` writes it into the answer's fields.
+        let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request)) : nil
+        if let record { context.requestID = record.requestID }
         var answered: (response: HTTPResponse, route: String)?
         if let record {
             answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(&request, context: &context) }
         } else {
             answered = router.dispatchImmediately(&request, context: &context)
         }
-        // Taken out of the optional, not copied: the id is added to the answer's own fields.
+        // Taken out of the optional, not copied: `answered` adds to the answer's own fields.
         guard case (var response, let route)? = answered.take() else { return nil }
-        finish(&response, route: route, request: request, context: context, record: record)
+        response.route = route
+        response.note = record
         return response
     }
 
     func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         var context = context
         if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
-        // The record only feeds the request's log line: without one, no task-local is bound.
-        let record = logger.logsRequests ? RequestRecord() : nil
-        var answered: (response: HTTPResponse, route: String)
-        if let record {
-            answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
-        } else {
-            answered = await router.dispatch(request, context: context)
-        }
-        finish(&answered.response, route: answered.route, request: request, context: context, record: record)
+        // Made even without request lines: it carries the id the upstream calls were made with
+        // to the answer.
+        let record = RequestRecord(requestID: context.requestID)
+        var answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
+        answered.response.route = answered.route
+        answered.response.note = record
         return answered.response
     }
 
-    /// Adds the request id and records the answer. In place: a copy of the response would share
-    /// its field block, and adding a field would copy the block.
-    private func finish(
-        _ response: inout HTTPResponse, route: String, request: HTTPRequest, context: RequestContext, record: RequestRecord?
-    ) {
-        if context.requestID.isEmpty {
-            RequestIdentity.addField(for: request, to: &response.fields)
-        } else {
-            response.fields.add("X-Request-ID", context.requestID)
+    /// Every answer the server writes: adds the request id, counts it, writes its line. In place:
+    /// a copy of the response would share its field block, and adding a field would copy it.
+    func answered(_ response: inout HTTPResponse, _ request: AnsweredRequest) {
+        let status = response.status.code
+        let record = response.note as? RequestRecord
+        let route = response.route ?? Router.unmatched
+        let method = request.head?.method.rawValue ?? "other"
+        let duration = request.context.receivedAt.duration(to: .now)
+        metrics.request(on: request.context.loop, route: route, method: method, status: status, duration: duration)
+
+        let level: Logger.Level = status >= 500 ? .warn : .info
+        var requestID = record?.requestID ?? request.context.requestID
+        guard level >= logger.minimum else {
+            // No line: the id goes straight into the answer, no String made for a new one.
+            if requestID.isEmpty {
+                RequestIdentity.addField(for: request.head, to: &response.fields)
+            } else {
+                response.fields.add("X-Request-ID", requestID)
+            }
+            return
         }
-        let duration = context.receivedAt.duration(to: .now)
-        metrics.request(on: context.loop, route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
-        if let record {
-            logger.request(
-                method: request.method.rawValue, route: route, status: response.status.code, duration: duration,
-                cache: record.cacheResult, upstreamAttempts: record.upstreamAttempts, requestID: context.requestID)
+        if requestID.isEmpty { requestID = RequestIdentity.identify(request.head) }
+        response.fields.add("X-Request-ID", requestID)
+
+        var heldBack = 0
+        if Self.isClientRejection(request.source, route: route, status: status) {
+            guard let held = rejectionLines.admit() else { return }
+            heldBack = held
+        }
+        let fields = Self.lineFields(source: request.source, heldBack: heldBack)
+        logger.request(
+            method: method, route: route, status: status, duration: duration, cache: record?.cacheResult ?? "none",
+            upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, level: level, fields: fields)
+    }
+
+    /// The line's fields after `requestId`: who answered, lines held back. Built apart from
+    /// `answered`: as one function the release build's optimizer crashed on it (Swift 6.3.1).
+    static func lineFields(source: AnsweredRequest.Source, heldBack: Int) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        if source != .responder { fields.append(("answeredBy", name(of: source))) }
+        if heldBack > 0 { fields.append(("rejectionLinesHeldBack", String(heldBack))) }
+        return fields
+    }
+
+    /// Refusals a client brings about by itself, before any route: their lines are rate-limited.
+    static func isClientRejection(_ source: AnsweredRequest.Source, route: String, status: Int) -> Bool {
+        switch source {
+        case .malformedRequest, .readTimeout: true
+        case .responder: route == Router.unmatched && (400..<500).contains(status)
+        case .overload, .shutdown: false
+        }
+    }
+
+    static func name(of source: AnsweredRequest.Source) -> String {
+        switch source {
+        case .responder: "route"
+        case .overload: "overload"
+        case .malformedRequest: "http"
+        case .readTimeout: "http-timeout"
+        case .shutdown: "shutdown"
         }
     }
 }

@@ -12,13 +12,18 @@ enum RequestIdentity {
     }
 
     static func identify(_ request: HTTPRequest) -> String {
-        incoming(request) ?? make()
+        incoming(request.headers) ?? make()
+    }
+
+    /// The id of a request the HTTP layer may have refused before its head was complete.
+    static func identify(_ head: HTTPRequestHead?) -> String {
+        head.flatMap { incoming($0.headers) } ?? make()
     }
 
     /// Adds the request's `X-Request-ID` to an answer, a new id written straight into the field
     /// block: an answer given at once needs the id nowhere else, so no String is made for it.
-    static func addField(for request: HTTPRequest, to fields: inout FieldBlock) {
-        if let incoming = incoming(request) {
+    static func addField(for head: HTTPRequestHead?, to fields: inout FieldBlock) {
+        if let head, let incoming = incoming(head.headers) {
             fields.add("X-Request-ID", incoming)
             return
         }
@@ -29,8 +34,8 @@ enum RequestIdentity {
     }
 
     /// The request's own id, when it sent a usable one.
-    private static func incoming(_ request: HTTPRequest) -> String? {
-        guard let id = request.headers["X-Request-ID"], isUsable(id) else { return nil }
+    private static func incoming(_ headers: HTTPHeaders) -> String? {
+        guard let id = headers["X-Request-ID"], isUsable(id) else { return nil }
         return id
     }
 

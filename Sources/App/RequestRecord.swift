@@ -7,6 +7,13 @@ import Synchronization
 final class RequestRecord: Sendable {
     @TaskLocal static var current: RequestRecord?
 
+    /// The id the request is known by upstream, in its answer and in its log line.
+    let requestID: String
+
+    init(requestID: String) {
+        self.requestID = requestID
+    }
+
     private let loads = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
     /// 0 none, 1 hit, 2 miss, 3 stale: how the cache answered, for the log line.

@@ -14,6 +14,7 @@ final class HTTPConnection {
     private let loop: EventLoop
     private let dates: HTTPDateCache
     private let immediateResponder: ImmediateResponder?
+    private let answerObserver: AnswerObserver?
     private var parser: HTTPRequestParser
     private var inbound: [UInt8] = []
     private var outbound: [UInt8] = []
@@ -24,6 +25,9 @@ final class HTTPConnection {
     private var timerPurpose = TimerPurpose.none
     private var closeAfterAnswer = false
     private var handlerTask: Task<Void, Never>?
+    /// The request its handler is answering, until the answer is given: by the handler, or by
+    /// `cutShort` at the end of a shutdown (then the handler's late answer is dropped).
+    private var awaitingHandler: (head: HTTPRequestHead, context: RequestContext)?
     /// Whether this connection's request counts toward the server's in-flight limit.
     private var holdsRequestSlot = false
     /// True while `process` runs, so an answer given synchronously does not re-enter it.
@@ -51,6 +55,7 @@ final class HTTPConnection {
         loop = owner.loop
         dates = owner.dates
         immediateResponder = owner.server.immediateResponder
+        answerObserver = owner.server.answerObserver
         parser = HTTPRequestParser(limits: configuration.limits)
         timer = LoopTimer(loop: loop)
     }
@@ -161,7 +166,7 @@ final class HTTPConnection {
             // timer stays armed (it checks `idleSince`); a read timer was this request's, and the
             // next request, perhaps begun in the same read, gets its own.
             if timerPurpose == .request { disarmTimer() }
-            answer(response, to: request.head)
+            answer(response, to: request.head, context: context, source: .responder)
             return
         }
         // An armed idle timer stays armed here too (it lets a running handler be); stopping it
@@ -169,12 +174,14 @@ final class HTTPConnection {
         if timerPurpose == .request { disarmTimer() }
         guard owner.server.requests.admit(limit: configuration.maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
-            let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
+            var problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
                 .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-            answer(problem, to: request.head)
+            if !context.route.isEmpty { problem.route = context.route }
+            answer(problem, to: request.head, context: context, source: .overload)
             return
         }
         holdsRequestSlot = true
+        awaitingHandler = (request.head, context)
         let responder = owner.server.responder
         let bound = LoopBound(self, loop: loop)
         let handlerContext = context
@@ -185,13 +192,25 @@ final class HTTPConnection {
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
             guard bound.loop.inLoop else { return }
-            bound.value.answer(response, to: request.head)
+            bound.value.handlerAnswered(response)
         }
     }
 
-    private func answer(_ response: HTTPResponse, to request: HTTPRequestHead) {
+    private func handlerAnswered(_ response: consuming HTTPResponse) {
+        // Nil when the shutdown already answered for the handler.
+        guard let (head, context) = awaitingHandler.take() else { return }
+        answer(response, to: head, context: context, source: .responder)
+    }
+
+    /// Every answer to a parsed request comes here: the observer sees it (also when the client
+    /// has gone and nothing is written), then it is written.
+    private func answer(
+        _ response: consuming HTTPResponse, to request: HTTPRequestHead, context: RequestContext, source: AnsweredRequest.Source
+    ) {
         handlerTask = nil
         releaseRequestSlot()
+        var response = consume response
+        answerObserver?(&response, AnsweredRequest(head: request, context: context, source: source))
         guard state == .responding else { return }
         if let prefix = response.resetAfterBodyBytes {
             var truncated = response
@@ -270,10 +289,19 @@ final class HTTPConnection {
 
     /// A request the parser refused: answer its status as a problem, then close.
     private func reject(_ error: HTTPParseError) {
+        refuse(ProblemDetails(status: error.status, detail: error.detail), source: .malformedRequest)
+    }
+
+    /// The HTTP layer's own answer (a refused or timed-out request): observed like any other,
+    /// then the connection closes. The head is there when the refusal came after it (a body too
+    /// large, a bad chunk), so the client's request id and method are known.
+    private func refuse(_ problem: ProblemDetails, source: AnsweredRequest.Source) {
         state = .responding
         disarmTimer()
-        let problem = ProblemDetails(status: error.status, detail: error.detail).response()
-        write(problem, method: .get, version: .http1_1, keepAlive: false)
+        var response = problem.response()
+        let head = self.head.take()
+        answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
+        write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
         finishAnswer(keepAlive: false)
     }
 
@@ -321,10 +349,7 @@ final class HTTPConnection {
     private func requestTimedOut() {
         timerPurpose = .none
         guard state == .awaitingHead || state == .readingBody else { return }
-        state = .responding
-        let problem = ProblemDetails(status: .requestTimeout, detail: "The request was not received in time.").response()
-        write(problem, method: .get, version: .http1_1, keepAlive: false)
-        finishAnswer(keepAlive: false)
+        refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
     }
 
     // MARK: Closing
@@ -339,6 +364,30 @@ final class HTTPConnection {
     func drain() {
         closeAfterAnswer = true
         if state == .awaitingHead && inbound.isEmpty { forceClose() }
+    }
+
+    /// The end of a shutdown's grace period: a request whose handler is still running (nothing
+    /// of its answer is written yet) is answered `503` with `Connection: close` instead of an
+    /// empty reply, and the handler is cancelled. Any other connection just closes. Returns
+    /// whether a request was cut short.
+    func cutShort() -> Bool {
+        guard state == .responding, let (head, context) = awaitingHandler.take() else {
+            forceClose()
+            return false
+        }
+        handlerTask?.cancel()
+        handlerTask = nil
+        releaseRequestSlot()
+        var response = ProblemDetails(
+            status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
+        ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
+        if !context.route.isEmpty { response.route = context.route }
+        answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
+        write(response, method: head.method, version: head.version, keepAlive: false)
+        state = .closed
+        disarmTimer()
+        stream.closeAfterFlush()
+        return true
     }
 
     func forceClose() {

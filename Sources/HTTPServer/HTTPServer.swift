@@ -11,6 +11,7 @@ public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     let responder: RouteHandler
     let immediateResponder: ImmediateResponder?
+    let answerObserver: AnswerObserver?
     let connections = ConnectionCounter()
     /// Requests being handled now, across loops.
     let requests = InFlightRequestCounter()
@@ -21,13 +22,15 @@ public final class HTTPServer: Sendable {
     /// `immediate`, when given, is asked first, on the connection's loop thread: an answer it can
     /// give without waiting (a cached page, a health check) is written at once, with no task made
     /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
+    /// `answered`, when given, sees every answer the server writes, whoever gave it.
     public init(
         group: EventLoopGroup, configuration: ServerConfiguration, immediate: ImmediateResponder? = nil,
-        responder: @escaping RouteHandler
+        answered: AnswerObserver? = nil, responder: @escaping RouteHandler
     ) {
         self.group = group
         self.configuration = configuration
         self.immediateResponder = immediate
+        self.answerObserver = answered
         self.responder = responder
     }
 
@@ -78,8 +81,11 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
     /// is left. Idle keep-alive connections close at once; busy ones close after their answer
-    /// (and after the pipelined requests they had already received).
-    public func shutdown(grace: Duration) async {
+    /// (and after the pipelined requests they had already received). A request still waiting for
+    /// its handler when the grace period ends is answered `503` with `Connection: close`.
+    /// - Returns: how many requests were cut short that way.
+    @discardableResult
+    public func shutdown(grace: Duration) async -> Int {
         beginDraining()
         let servers = loopServers.withLock { $0 }
         // Every listener closes before any connection drains, so once a client sees its idle
@@ -97,9 +103,11 @@ public final class HTTPServer: Sendable {
             await tasks.next()
             tasks.cancelAll()
         }
+        var cutShort = 0
         for server in servers {
-            await Task(executorPreference: server.loop) { server.value.closeAll() }.value
+            cutShort += await Task(executorPreference: server.loop) { server.value.closeAll() }.value
         }
         await connections.waitUntilNoneOpen()
+        return cutShort
     }
 }

@@ -54,8 +54,11 @@ final class LoopServer {
         for connection in connections.values { connection.drain() }
     }
 
-    /// Closes every connection, answered or not (the end of the grace period).
-    func closeAll() {
-        for connection in connections.values { connection.forceClose() }
+    /// Closes every connection (the end of the grace period): a request still waiting for its
+    /// handler gets a `503` first. Returns how many did.
+    func closeAll() -> Int {
+        var cutShort = 0
+        for connection in connections.values where connection.cutShort() { cutShort += 1 }
+        return cutShort
     }
 }

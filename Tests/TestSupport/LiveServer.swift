@@ -37,6 +37,7 @@ public func withServer(
     configure: (inout ServerConfiguration) -> Void = { _ in },
     loops: Int = 2,
     routes: (inout Router) -> Void,
+    answered: AnswerObserver? = nil,
     _ body: (HTTPServer, Int) async throws -> Void
 ) async throws {
     var configuration = ServerConfiguration()
@@ -51,7 +52,7 @@ public func withServer(
     let server = HTTPServer(
         group: group, configuration: configuration,
         immediate: { request, context in frozen.dispatchImmediately(&request, context: &context)?.response },
-        responder: { request, context in await frozen.respond(to: request, context: context) })
+        answered: answered, responder: { request, context in await frozen.respond(to: request, context: context) })
     let port = try await server.start()
     do {
         try await body(server, port)

@@ -250,8 +250,20 @@ def run(spec, document, base, stub, token, overload_base):
         _wait_inflight(overload_base)
         check("too many loads -> 503 with Retry-After", detail, overload_base, 503, path={"id": "p9109"},
               server_error=True, expect=header("Retry-After", str.isdigit, "seconds"))
+        # A second request joins the hanging load: MAX_INFLIGHT_REQUESTS=2 are running, so every
+        # route that needs a handler is refused at once.
+        joining = threading.Thread(target=lambda: _quiet_get(f"{overload_base}/products/p9108"))
+        joining.start()
+        _wait_metric(overload_base, "product_details_inflight_requests", 2)
+        check("too many requests: batch -> 503", batch, overload_base, 503, query={"ids": "p1"},
+              server_error=True, expect=header("Retry-After", str.isdigit, "seconds"))
+        check("too many requests: DELETE one -> 503", forget, overload_base, 503, path={"id": "p1"},
+              headers=auth, server_error=True, expect=header("Retry-After", str.isdigit, "seconds"))
+        check("too many requests: DELETE all -> 503", forget_all, overload_base, 503,
+              headers=auth, server_error=True, expect=header("Retry-After", str.isdigit, "seconds"))
         clear_faults(stub)
         hanging.join(15)
+        joining.join(15)
     finally:
         try:
             clear_faults(stub)

@@ -63,16 +63,19 @@ public struct Logger: Sendable {
     /// Whether request lines are written (`info` or `debug`).
     var logsRequests: Bool { minimum <= .info }
 
-    /// The one line per answered request. Its field names are literals and its numbers are
-    /// written as digits: nothing is formatted through `String`.
+    /// The one line per answered request; `level` `warn` for a 5xx (kept like other warn lines
+    /// when the sink falls behind), with `fields` saying more. Its field names are literals and
+    /// its numbers are written as digits: nothing is formatted through `String`.
     func request(
-        method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String
+        method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String,
+        level: Level = .info, fields: [(String, String)] = []
     ) {
-        guard Level.info >= minimum else { return }
+        guard level >= minimum else { return }
         let (seconds, attoseconds) = duration.components
         let microseconds = Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)
-        writer.append(.request) { json in
-            json.raw(#""level":"info","msg":"request","method":"#)
+        writer.append(level > .info ? .kept : .request) { json in
+            json.raw(level.prefix)
+            json.raw(#""request","method":"#)
             json.string(method)
             json.raw(#","route":"#)
             json.string(route)
@@ -86,6 +89,12 @@ public struct Logger: Sendable {
             json.int(upstreamAttempts)
             json.raw(#","requestId":"#)
             json.string(requestID)
+            for (key, value) in fields {
+                json.raw(",")
+                json.string(key)
+                json.raw(":")
+                json.string(value)
+            }
             json.raw("}\n")
         }
     }

@@ -1,0 +1,37 @@
+import Locking
+
+/// Lets at most `linesPerSecond` lines of one kind through per second and counts the rest, so a
+/// client sending garbage as fast as it can cannot flood the log (each refused request would
+/// otherwise be a line). The first line let through after some were held back says how many.
+final class LogRateLimiter: Sendable {
+    private let linesPerSecond: Int
+    private let state = Locked(State())
+
+    private struct State {
+        var windowStart = ContinuousClock.now
+        var written = 0
+        var suppressed = 0
+    }
+
+    init(linesPerSecond: Int) {
+        self.linesPerSecond = linesPerSecond
+    }
+
+    /// Nil: hold this line back. Otherwise write it, with the number of lines held back since
+    /// the last one written (0 for none).
+    func admit(now: ContinuousClock.Instant = .now) -> Int? {
+        state.withLock { state in
+            if state.windowStart.duration(to: now) >= .seconds(1) {
+                state.windowStart = now
+                state.written = 0
+            }
+            guard state.written < linesPerSecond else {
+                state.suppressed += 1
+                return nil
+            }
+            state.written += 1
+            defer { state.suppressed = 0 }
+            return state.suppressed
+        }
+    }
+}
