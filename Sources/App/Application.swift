@@ -103,7 +103,7 @@ public final class Application: Sendable {
         HealthRoutes(readiness: readiness).register(in: &router)
         ProductRoutes(service: service).register(in: &router)
         AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
-        MetricsRoutes(registry: metrics.registry).register(in: &router)
+        MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(
             group: group, configuration: configuration.server,

@@ -4,14 +4,16 @@ import Metrics
 
 /// `GET /metrics`: Prometheus text exposition 0.0.4, rendered on scrape.
 struct MetricsRoutes {
-    let registry: MetricsRegistry
+    /// The service's registry, then the process's (unprefixed `process_*`).
+    let registries: [MetricsRegistry]
 
     func register(in router: inout Router) {
-        let registry = self.registry
+        let registries = self.registries
         router.addImmediate(.get, "/metrics") { _, _ in
-            HTTPResponse(
-                status: .ok, headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"],
-                body: registry.render())
+            var body: [UInt8] = []
+            for registry in registries { registry.render(into: &body) }
+            return HTTPResponse(
+                status: .ok, headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"], body: body)
         }
     }
 }

@@ -17,6 +17,7 @@ final class ServiceMetrics: ServiceEvents {
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
     private let loadCancellations: Counter
+    private let loadRefusals: Counter
     private let evictions: [String: Counter]
     private let budgetExhausted: [Upstream: Counter]
 
@@ -31,6 +32,7 @@ final class ServiceMetrics: ServiceEvents {
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
         loadsStarted = registry.counter("loads_total", help: "Product loads started (each calls the three upstreams).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
+        loadRefusals = registry.counter("load_refusals_total", help: "Loads refused with 503 because MAX_INFLIGHT_LOADS were running.")
         var evictions: [String: Counter] = [:]
         for reason in ["capacity", "bytes", "expired"] {
             evictions[reason] = registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)])
@@ -134,6 +136,7 @@ final class ServiceMetrics: ServiceEvents {
         RequestRecord.current?.startedLoad()
     }
     func loadCancelled() { loadCancellations.increment() }
+    func loadRefused() { loadRefusals.increment() }
 
     /// Evictions happen on the insert path of a busy cache: the three series are looked up once,
     /// at start, not under the registry's lock per eviction.

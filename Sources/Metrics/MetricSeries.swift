@@ -6,6 +6,8 @@ enum MetricSeries: Sendable {
     case readGauge(@Sendable () -> Double, linePrefix: [UInt8])
     /// A monotonic count another component already keeps (connections opened), read at scrape.
     case readCounter(@Sendable () -> Int, linePrefix: [UInt8])
+    /// A monotonic amount that is not a whole number (CPU seconds), read at scrape.
+    case readAmountCounter(@Sendable () -> Double, linePrefix: [UInt8])
     case histogram(Histogram, lines: HistogramLines)
 
     /// Appends this series' sample lines; only the numbers are formatted here.
@@ -26,6 +28,10 @@ enum MetricSeries: Sendable {
         case .readCounter(let read, let linePrefix):
             buffer.append(contentsOf: linePrefix)
             buffer.appendInteger(read())
+            buffer.append(UInt8(ascii: "\n"))
+        case .readAmountCounter(let read, let linePrefix):
+            buffer.append(contentsOf: linePrefix)
+            buffer.appendSampleValue(read())
             buffer.append(UInt8(ascii: "\n"))
         case .histogram(let histogram, let lines):
             var bucket = 0

@@ -80,6 +80,24 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// A counter of an amount that need not be whole (CPU seconds), read at scrape time. `read`
+    /// must never decrease.
+    public func counter(
+        _ name: String, help: String, labels: [(String, String)] = [],
+        readAmount read: @escaping @Sendable () -> Double
+    ) {
+        let fullName = validatedName(name)
+        precondition(fullName.hasSuffix("_total"), "counter \(fullName) must end in _total")
+        let labelSet = LabelSet(labels)
+        let series = MetricSeries.readAmountCounter(read, linePrefix: labelSet.renderedLinePrefix(metricName: fullName))
+        let replaced = state.withLock { state in
+            state.addOrReplace(name: fullName, help: help, kind: .counter, labels: labelSet, with: series)
+        }
+        if let replaced, case .counter = replaced {
+            preconditionFailure("\(fullName) \(labels) is already a stored counter")
+        }
+    }
+
     /// A gauge whose value `read` returns at scrape time, for numbers another component
     /// already keeps (cache entries), so they are not mirrored into an atomic on every change.
     ///

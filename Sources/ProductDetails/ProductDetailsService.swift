@@ -149,6 +149,7 @@ public final class ProductDetailsService: Sendable {
         } catch let error as ProductDetailsError {
             failure = error
         } catch is InFlightLoadsOverloaded {
+            events.loadRefused()
             failure = .overloaded()
         } catch is CancellationError {
             failure = .cancelled

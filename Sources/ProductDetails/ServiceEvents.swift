@@ -25,6 +25,8 @@ public protocol ServiceEvents: Sendable {
     func loadFinished()
     /// A load was cancelled because its last waiter left.
     func loadCancelled()
+    /// A load was refused (`503`) because `maxInFlightLoads` were running.
+    func loadRefused()
     /// An entry left the cache; `reason` is `"capacity"`, `"bytes"` or `"expired"`.
     func eviction(reason: String)
 }
@@ -38,6 +40,7 @@ extension ServiceEvents {
     public func loadStarted() {}
     public func loadFinished() {}
     public func loadCancelled() {}
+    public func loadRefused() {}
     public func eviction(reason: String) {}
 }
 

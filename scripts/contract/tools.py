@@ -81,7 +81,12 @@ def traffic(base):
 REQUIRED_FAMILIES = [
     "http_requests", "http_request_duration_seconds", "upstream_requests", "upstream_request_duration_seconds",
     "retry_budget_exhausted", "cache_requests", "cache_entries", "cache_bytes", "cache_evictions",
-    "inflight_loads", "coalesced_requests", "load_cancellations", "loads",
+    "inflight_loads", "coalesced_requests", "load_cancellations", "loads", "load_refusals", "build_info",
+]
+# The process series every Prometheus client library exports, unprefixed (see ProcessMetrics).
+PROCESS_FAMILIES = [
+    "process_cpu_seconds", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
+    "process_max_fds", "process_start_time_seconds",
 ]
 
 
@@ -93,11 +98,12 @@ def parse_metrics(path):
         families = {family.name: family for family in text_string_to_metric_families(text)}
     except Exception as error:  # the parser raises ValueError and friends on any malformed line
         fail(f"prometheus_client cannot parse {path}: {error!r}")
-    missing = [name for name in REQUIRED_FAMILIES if "product_details_" + name not in families]
+    missing = ["product_details_" + name for name in REQUIRED_FAMILIES if "product_details_" + name not in families]
+    missing += [name for name in PROCESS_FAMILIES if name not in families]
     if missing:
-        fail(f"metrics missing: {', '.join('product_details_' + name for name in missing)}")
+        fail(f"metrics missing: {', '.join(missing)}")
     for family in families.values():
-        if not family.name.startswith("product_details_"):
+        if not family.name.startswith("product_details_") and family.name not in PROCESS_FAMILIES:
             fail(f"metric without the application prefix: {family.name}")
         for sample in family.samples:
             for label in sample.labels:
