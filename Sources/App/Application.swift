@@ -92,7 +92,7 @@ public final class Application: Sendable {
         }
         let client = HTTPClient(group: group, configuration: configuration.client)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let metrics = ServiceMetrics(group: group)
+        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger))
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         let service = ProductDetailsService(

@@ -72,17 +72,18 @@ struct FrontHandler: Sendable {
             guard let held = rejectionLines.admit() else { return }
             heldBack = held
         }
-        let fields = Self.lineFields(source: request.source, heldBack: heldBack)
+        let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)
         logger.request(
             method: method, route: route, status: status, duration: duration, cache: record?.cacheResult ?? "none",
             upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, level: level, fields: fields)
     }
 
-    /// The line's fields after `requestId`: who answered, lines held back. Built apart from
-    /// `answered`: as one function the release build's optimizer crashed on it (Swift 6.3.1).
-    static func lineFields(source: AnsweredRequest.Source, heldBack: Int) -> [(String, String)] {
+    /// The line's fields after `requestId`: who answered, why a 5xx, lines held back. Built apart from `answered`: as one
+    /// function the release build's optimizer crashed on it (Swift 6.3.1).
+    static func lineFields(record: RequestRecord?, source: AnsweredRequest.Source, level: Logger.Level, heldBack: Int) -> [(String, String)] {
         var fields: [(String, String)] = []
         if source != .responder { fields.append(("answeredBy", name(of: source))) }
+        if level >= .warn { fields += record?.failureFields ?? cause(of: source) }
         if heldBack > 0 { fields.append(("rejectionLinesHeldBack", String(heldBack))) }
         return fields
     }
@@ -93,6 +94,15 @@ struct FrontHandler: Sendable {
         case .malformedRequest, .readTimeout: true
         case .responder: route == Router.unmatched && (400..<500).contains(status)
         case .overload, .shutdown: false
+        }
+    }
+
+    /// Why the server itself answered a 5xx.
+    static func cause(of source: AnsweredRequest.Source) -> [(String, String)] {
+        switch source {
+        case .overload: [("cause", "MAX_INFLIGHT_REQUESTS reached")]
+        case .shutdown: [("cause", "shutdown grace period ended")]
+        case .responder, .malformedRequest, .readTimeout: []
         }
     }
 

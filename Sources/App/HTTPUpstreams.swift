@@ -44,7 +44,11 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
 
     static func failure(for error: HTTPClientError) -> UpstreamFailure {
         switch error.code {
-        case .connectFailed, .connectTimeout, .unsupportedURL, .shutdown: .connectFailed
+        // libuv names resolver errors EAI_*: a host name that does not resolve.
+        case .connectFailed where error.detail.hasPrefix("EAI_"): .hostNotFound
+        case .connectFailed, .unsupportedURL, .shutdown: .connectFailed
+        // Like an attempt that timed out: the upstream did not answer in time.
+        case .connectTimeout: .timedOut
         case .timedOut: .timedOut
         case .connectionReset: .connectionReset
         case .malformedResponse: .malformedBody(error.detail)

@@ -117,6 +117,7 @@ struct ProductRoutes {
     }
 
     static func problem(_ error: ProductDetailsError) -> HTTPResponse {
+        RequestRecord.current?.failed(error)
         var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store"]
         if let retryAfter = error.retryAfter {
             headers.add(name: "Retry-After", value: String(max(1, retryAfter.components.seconds)))

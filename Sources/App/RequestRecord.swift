@@ -1,3 +1,4 @@
+import Locking
 import ProductDetails
 import Synchronization
 
@@ -14,6 +15,8 @@ final class RequestRecord: Sendable {
         self.requestID = requestID
     }
 
+    /// Why the request failed, for its log line: the upstream and cause behind a 5xx.
+    private let failure = Locked<(upstream: Upstream?, cause: String)?>(nil)
     private let loads = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
     /// 0 none, 1 hit, 2 miss, 3 stale: how the cache answered, for the log line.
@@ -36,6 +39,17 @@ final class RequestRecord: Sendable {
         case 3: "stale"
         default: "none"
         }
+    }
+
+    func failed(_ error: ProductDetailsError) {
+        guard let cause = error.cause else { return }
+        failure.withLock { $0 = (error.upstream, cause) }
+    }
+
+    /// `cause` and `upstream` fields for the log line, when the request failed for a known reason.
+    var failureFields: [(String, String)] {
+        guard let failure = failure.withLock({ $0 }) else { return [] }
+        return [("cause", failure.cause)] + (failure.upstream.map { [("upstream", $0.rawValue)] } ?? [])
     }
 
     func startedLoad() { loads.wrappingAdd(1, ordering: .relaxed) }

@@ -20,8 +20,11 @@ final class ServiceMetrics: ServiceEvents {
     private let loadRefusals: Counter
     private let evictions: [String: Counter]
     private let budgetExhausted: [Upstream: Counter]
+    /// Where upstream faults are also logged; nil in tests that only count.
+    private let faultLog: UpstreamFaultLog?
 
-    init(group: EventLoopGroup) {
+    init(group: EventLoopGroup, faultLog: UpstreamFaultLog? = nil) {
+        self.faultLog = faultLog
         requestSeries = LoopLocal(group: group)
         var cacheResults: [CacheResult: Counter] = [:]
         for result in CacheResult.allCases {
@@ -100,7 +103,10 @@ final class ServiceMetrics: ServiceEvents {
 
     // MARK: ServiceEvents
 
-    func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {
+    /// Counts the attempt by outcome (`success` or the failure's label) and tells the fault log.
+    func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {
+        faultLog?.attempted(upstream, failure: failure)
+        let outcome = failure?.label ?? "success"
         let series = upstreamSeries.withLock { series -> UpstreamSeries in
             let key = UpstreamSeriesKey(upstream: upstream, outcome: outcome)
             if let existing = series[key] { return existing }
@@ -114,6 +120,10 @@ final class ServiceMetrics: ServiceEvents {
         }
         series.requests.increment()
         series.duration.observe(duration)
+    }
+
+    func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
+        faultLog?.gaveUp(upstream, failure: failure, attempts: attempts)
     }
 
     func retry(_ upstream: Upstream, reason: String) {

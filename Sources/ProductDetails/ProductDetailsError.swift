@@ -8,12 +8,25 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     public let detail: String
     /// For 503: how long the client should wait before asking again.
     public let retryAfter: Duration?
+    /// For an upstream's failure: which upstream, and why in an operator's words (for the log
+    /// line of the answer; never in the body).
+    public let upstream: Upstream?
+    public let cause: String?
 
-    public init(status: Int, title: String, detail: String, retryAfter: Duration? = nil) {
+    public init(
+        status: Int, title: String, detail: String, retryAfter: Duration? = nil, upstream: Upstream? = nil, cause: String? = nil
+    ) {
         self.status = status
         self.title = title
         self.detail = detail
         self.retryAfter = retryAfter
+        self.upstream = upstream
+        self.cause = cause
+    }
+
+    /// The same answer, naming the upstream and cause behind it.
+    func blaming(_ upstream: Upstream, _ cause: String) -> ProductDetailsError {
+        ProductDetailsError(status: status, title: title, detail: detail, retryAfter: retryAfter, upstream: upstream, cause: cause)
     }
 
     /// 400: the id is not `[A-Za-z0-9_-]{1,64}`.
@@ -50,7 +63,7 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     public static func overloaded(retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
         ProductDetailsError(
             status: 503, title: "Service Unavailable", detail: "Too many product loads are running; try again shortly.",
-            retryAfter: retryAfter
+            retryAfter: retryAfter, cause: "MAX_INFLIGHT_LOADS reached"
         )
     }
 
@@ -63,11 +76,17 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
 
     /// Maps the failure of the required products call.
     static func upstream(_ failure: UpstreamFailure, from upstream: Upstream) -> ProductDetailsError {
+        failure == .cancelled ? .cancelled : answer(for: failure, from: upstream).blaming(upstream, failure.cause)
+    }
+
+    private static func answer(for failure: UpstreamFailure, from upstream: Upstream) -> ProductDetailsError {
         switch failure {
         case .timedOut:
             return .gatewayTimeout("The \(upstream.rawValue) upstream did not answer in time.")
         case .connectFailed:
             return .badGateway("The \(upstream.rawValue) upstream could not be reached.")
+        case .hostNotFound:
+            return .badGateway("The \(upstream.rawValue) upstream's host name did not resolve.")
         case .connectionReset:
             return .badGateway("The \(upstream.rawValue) upstream closed the connection.")
         case .status(let code, _):

@@ -41,25 +41,25 @@ public struct Retrier: Sendable {
             if Task.isCancelled { throw .cancelled }
             let started = time.now
             // Only reachable on a later attempt if a sleep overshot; then the last failure is the answer.
-            guard started < deadline else { throw lastFailure ?? .timedOut }
+            guard started < deadline else { throw gaveUp(upstream, lastFailure ?? .timedOut, attempts: attempt - 1) }
             let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID)
             let failure: UpstreamFailure
             do throws(UpstreamFailure) {
                 let value = try await operation(call)
-                events.upstreamAttempt(upstream, outcome: "success", duration: time.now - started)
+                events.upstreamAttempt(upstream, failure: nil, duration: time.now - started)
                 return value
             } catch {
                 failure = error
             }
-            events.upstreamAttempt(upstream, outcome: failure.label, duration: time.now - started)
+            events.upstreamAttempt(upstream, failure: failure, duration: time.now - started)
             lastFailure = failure
             if Task.isCancelled || failure == .cancelled { throw .cancelled }
 
             let step = policy.nextStep(after: failure, attempt: attempt, now: time.now, deadline: deadline, random: random)
-            guard case .retry(let delay) = step else { throw failure }
+            guard case .retry(let delay) = step else { throw gaveUp(upstream, failure, attempts: attempt) }
             guard budget.tryWithdrawRetry() else {
                 events.retryBudgetExhausted(upstream)
-                throw failure
+                throw gaveUp(upstream, failure, attempts: attempt)
             }
             events.retry(upstream, reason: failure.label)
             do {
@@ -69,5 +69,12 @@ public struct Retrier: Sendable {
             }
             attempt += 1
         }
+    }
+
+    /// Reports a call that failed for good (a `404` is an answer, not a failure) and returns
+    /// its failure to throw.
+    private func gaveUp(_ upstream: Upstream, _ failure: UpstreamFailure, attempts: Int) -> UpstreamFailure {
+        if failure != .notFound { events.upstreamGaveUp(upstream, failure: failure, attempts: attempts) }
+        return failure
     }
 }

@@ -11,12 +11,15 @@ public enum CacheResult: String, Sendable, Equatable, Hashable, CaseIterable {
 /// on request paths and sometimes inside an actor, never while a lock is held: implementations
 /// must be cheap and non-blocking (atomics, not locks held across I/O).
 public protocol ServiceEvents: Sendable {
-    /// One upstream attempt ended; `outcome` is `"success"` or an ``UpstreamFailure/label``.
-    func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration)
+    /// One upstream attempt ended: with `failure`, or (nil) a success.
+    func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration)
     /// A retry is about to be made; `reason` is the failed attempt's ``UpstreamFailure/label``.
     func retry(_ upstream: Upstream, reason: String)
     /// A retry was wanted but the retry budget refused it.
     func retryBudgetExhausted(_ upstream: Upstream)
+    /// An upstream call failed for good after `attempts` attempts (retries spent, refused by the
+    /// budget, or out of time); not for a `404` or a cancelled call.
+    func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int)
     /// A detail request was answered from the cache (hit), from an upstream load (miss), or stale.
     func cacheLookup(_ result: CacheResult)
     /// A request joined a load another request had started.
@@ -32,9 +35,10 @@ public protocol ServiceEvents: Sendable {
 }
 
 extension ServiceEvents {
-    public func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {}
+    public func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {}
     public func retry(_ upstream: Upstream, reason: String) {}
     public func retryBudgetExhausted(_ upstream: Upstream) {}
+    public func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {}
     public func cacheLookup(_ result: CacheResult) {}
     public func coalesced() {}
     public func loadStarted() {}

@@ -3,7 +3,10 @@
 /// Adapters over HTTP map transport errors and status codes into these cases; the domain never
 /// sees sockets. `status` carries `Retry-After` so that backoff can honour it.
 public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
+    /// The connection was refused, or the host could not be reached.
     case connectFailed
+    /// The upstream's host name did not resolve.
+    case hostNotFound
     case connectionReset
     case timedOut
     case status(Int, retryAfter: Duration?)
@@ -17,7 +20,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     /// only multiply traffic. A cancelled call has nobody left to answer.
     public var isRetryable: Bool {
         switch self {
-        case .connectFailed, .connectionReset, .timedOut:
+        case .connectFailed, .hostNotFound, .connectionReset, .timedOut:
             return true
         case .status(let code, _):
             return [429, 500, 502, 503, 504].contains(code)
@@ -30,6 +33,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     public var label: String {
         switch self {
         case .connectFailed: return "connect_failed"
+        case .hostNotFound: return "dns_failed"
         case .connectionReset: return "connection_reset"
         case .timedOut: return "timed_out"
         case .status(429, _): return "status_429"
@@ -39,6 +43,28 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         case .notFound: return "not_found"
         case .malformedBody: return "malformed_body"
         case .cancelled: return "cancelled"
+        }
+    }
+
+    /// Why, in an operator's words, for log lines.
+    public var cause: String {
+        switch self {
+        case .connectFailed: "refused"
+        case .hostNotFound: "dns"
+        case .connectionReset: "reset"
+        case .timedOut: "timed out"
+        case .status(let code, _): "status \(code)"
+        case .notFound: "not found"
+        case .malformedBody: "malformed body"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// Whether the upstream's host did not answer at all (as opposed to answering badly).
+    public var isUnreachable: Bool {
+        switch self {
+        case .connectFailed, .hostNotFound, .connectionReset, .timedOut: true
+        case .status, .notFound, .malformedBody, .cancelled: false
         }
     }
 }

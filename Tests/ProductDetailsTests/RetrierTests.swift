@@ -65,6 +65,23 @@ struct RetrierTests {
         let (result, calls) = await run(retrier(), script: [.failure(.connectFailed), .failure(.connectionReset), .failure(.timedOut)])
         #expect(result == .failure(.timedOut))
         #expect(calls.count == 3)
+        // Reported once, with the last cause, for the fault log.
+        #expect(events.all.filter { $0.hasPrefix("gaveUp") } == ["gaveUp reviews timed_out after 3"])
+    }
+
+    /// A 404 is an answer, and a cancelled call has nobody to tell: neither is a failure to log.
+    @Test func notFoundAndCancelledAreNotReportedAsGivingUp() async {
+        _ = await run(retrier(), script: [.failure(.notFound)])
+        _ = await run(retrier(), script: [.failure(.cancelled)])
+        _ = await run(retrier(), script: [.failure(.malformedBody("x"))])
+        #expect(events.all.filter { $0.hasPrefix("gaveUp") } == ["gaveUp reviews malformed_body after 1"])
+    }
+
+    @Test func aRetryTheBudgetRefusesIsReportedAsGivingUp() async {
+        let retrier = retrier(budget: .init(ratio: 0, floor: 0))
+        let (result, _) = await run(retrier, script: [.failure(.hostNotFound), .success(1)])
+        #expect(result == .failure(.hostNotFound))
+        #expect(events.all.filter { $0.hasPrefix("gaveUp") } == ["gaveUp reviews dns_failed after 1"])
     }
 
     @Test(arguments: [UpstreamFailure.notFound, .malformedBody("bad"), .status(404, retryAfter: nil), .status(400, retryAfter: nil)])

@@ -77,8 +77,11 @@ final class RecordingEvents: ServiceEvents {
         log.withLock { $0.append(line) }
     }
 
-    func upstreamAttempt(_ upstream: Upstream, outcome: String, duration: Duration) {
-        record("attempt \(upstream.rawValue) \(outcome)")
+    func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {
+        record("attempt \(upstream.rawValue) \(failure?.label ?? "success")")
+    }
+    func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
+        record("gaveUp \(upstream.rawValue) \(failure.label) after \(attempts)")
     }
     func retry(_ upstream: Upstream, reason: String) { record("retry \(upstream.rawValue) \(reason)") }
     func retryBudgetExhausted(_ upstream: Upstream) { record("budgetExhausted \(upstream.rawValue)") }

@@ -1,0 +1,47 @@
+import Locking
+import ProductDetails
+
+/// Upstream faults in the log, for operators: a call that failed for good (warn, with its cause),
+/// and an upstream going unreachable or coming back (warn; `error` when its host name does not
+/// resolve, which only an operator can fix). An outage fails every load, so each kind of line is
+/// rate-limited per upstream; the next line written says how many were held back.
+final class UpstreamFaultLog: Sendable {
+    private let logger: Logger
+    private let failureLines: [Upstream: LogRateLimiter]
+    private let connectivity: [Upstream: UpstreamConnectivity]
+
+    init(logger: Logger, failureLinesPerSecond: Int = 5, connectivityLinesEvery interval: Duration = .seconds(10)) {
+        self.logger = logger
+        var failureLines: [Upstream: LogRateLimiter] = [:]
+        var connectivity: [Upstream: UpstreamConnectivity] = [:]
+        for upstream in Upstream.allCases {
+            failureLines[upstream] = LogRateLimiter(linesPerSecond: failureLinesPerSecond)
+            connectivity[upstream] = UpstreamConnectivity(minimumInterval: interval)
+        }
+        self.failureLines = failureLines
+        self.connectivity = connectivity
+    }
+
+    func gaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
+        guard logger.minimum <= .warn, let heldBack = failureLines[upstream]?.admit() else { return }
+        var fields = [("upstream", upstream.rawValue), ("cause", failure.cause), ("attempts", String(attempts))]
+        if heldBack > 0 { fields.append(("linesHeldBack", String(heldBack))) }
+        logger.warn("upstream call failed after retries", fields)
+    }
+
+    /// One attempt's outcome: `nil` when the upstream answered (even with an error status).
+    func attempted(_ upstream: Upstream, failure: UpstreamFailure?) {
+        if let failure, !failure.isUnreachable { return }
+        guard let change = connectivity[upstream]?.note(unreachableBecause: failure.map(\.cause)) else { return }
+        var fields = [("upstream", upstream.rawValue)]
+        if let cause = change.cause { fields.append(("cause", cause)) }
+        if change.changesHeldBack > 0 { fields.append(("changesHeldBack", String(change.changesHeldBack))) }
+        if change.reachable {
+            logger.warn("upstream reachable again", fields)
+        } else if failure == .hostNotFound {
+            logger.error("upstream unreachable: its host name does not resolve", fields)
+        } else {
+            logger.warn("upstream unreachable", fields)
+        }
+    }
+}
