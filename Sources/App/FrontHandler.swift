@@ -1,5 +1,6 @@
 import HTTP1
 import HTTPServer
+import ProductDetails
 
 /// What every request goes through before and after its route, and the one place every answer
 /// passes (``answered(_:_:)``, the server's answer observer): its request id, the request
@@ -16,7 +17,7 @@ struct FrontHandler: Sendable {
     /// cached page, health, 404) do so here. Otherwise nil, and `respond` follows.
     func respondImmediately(to request: inout HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
         // Only a log line needs the id as text; else `answered` writes it into the answer's fields.
-        let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request)) : nil
+        let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request), trace: Self.trace(of: request)) : nil
         if let record { context.requestID = record.requestID }
         var answered: (response: HTTPResponse, route: String)?
         if let record {
@@ -36,7 +37,7 @@ struct FrontHandler: Sendable {
         if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
         // Made even without request lines: it carries the id the upstream calls were made with
         // to the answer.
-        let record = RequestRecord(requestID: context.requestID)
+        let record = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
         var answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
         answered.response.route = answered.route
         answered.response.note = record
@@ -78,14 +79,27 @@ struct FrontHandler: Sendable {
             upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, level: level, fields: fields)
     }
 
-    /// The line's fields after `requestId`: who answered, why a 5xx, lines held back. Built apart from `answered`: as one
-    /// function the release build's optimizer crashed on it (Swift 6.3.1).
+    /// The line's fields after `requestId`: the trace, who answered, why a 5xx, lines held back.
+    /// Built apart from `answered`: as one function the release build's optimizer crashed on it
+    /// (Swift 6.3.1).
     static func lineFields(record: RequestRecord?, source: AnsweredRequest.Source, level: Logger.Level, heldBack: Int) -> [(String, String)] {
-        var fields: [(String, String)] = []
+        var fields = record?.traceFields ?? []
         if source != .responder { fields.append(("answeredBy", name(of: source))) }
         if level >= .warn { fields += record?.failureFields ?? cause(of: source) }
         if heldBack > 0 { fields.append(("rejectionLinesHeldBack", String(heldBack))) }
         return fields
+    }
+
+    /// The client's W3C trace (`traceparent`, `tracestate`), or a new one when it sent none that
+    /// can be read.
+    static func trace(of request: HTTPRequest) -> TraceContext {
+        TraceContext.parse(traceparent: request.headers["traceparent"], tracestate: tracestate(of: request)) ?? .start()
+    }
+
+    /// Several `tracestate` fields are one list (RFC 9110 §5.3), passed on as one.
+    private static func tracestate(of request: HTTPRequest) -> String? {
+        let values = request.headers.values("tracestate")
+        return values.isEmpty ? nil : values.joined(separator: ",")
     }
 
     /// Refusals a client brings about by itself, before any route: their lines are rate-limited.

@@ -23,9 +23,14 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
     }
 
     private func fetch(_ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
-        let headers = call.requestID.isEmpty
+        var headers = call.requestID.isEmpty
             ? HTTPHeaders([("Accept", "application/json")])
             : HTTPHeaders([("Accept", "application/json"), ("X-Request-ID", call.requestID)])
+        if let trace = call.trace {
+            // Each attempt is a span of its own in the trace of the request that started the load.
+            headers.add(name: "traceparent", value: trace.child().traceparent)
+            if let state = trace.traceState { headers.add(name: "tracestate", value: state) }
+        }
         let response: HTTPClientResponse
         do {
             response = try await client.get(origin, path: path, headers: headers, timeout: call.timeout)

@@ -19,8 +19,10 @@ struct ProductRoutes {
             let id = request.pathParameters["id"] ?? ""
             do throws(ProductDetailsError) {
                 let answer = try await service.detail(
-                    id: id, noCache: Self.asksForNoCache(request), requestID: context.requestID, executor: context.loop)
+                    id: id, noCache: Self.asksForNoCache(request), requestID: context.requestID,
+                    trace: RequestRecord.current?.trace, executor: context.loop)
                 RequestRecord.current?.answered(from: answer.cache.result)
+                RequestRecord.current?.joinedLoad(of: answer)
                 return Self.response(for: answer, request: request, ttl: service.settings.ttl)
             } catch {
                 return Self.problem(error)
@@ -36,7 +38,8 @@ struct ProductRoutes {
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             do throws(ProductDetailsError) {
-                let results = try await service.details(ids: ids, requestID: context.requestID, executor: context.loop)
+                let results = try await service.details(
+                    ids: ids, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
                 return .json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
             } catch {
                 return Self.problem(error)

@@ -10,9 +10,26 @@ final class RequestRecord: Sendable {
 
     /// The id the request is known by upstream, in its answer and in its log line.
     let requestID: String
+    /// Its W3C trace: the client's, or one started for it.
+    let trace: TraceContext
+    /// The trace of the load this request joined, when another request had started it.
+    private let joinedTrace = Locked<String?>(nil)
 
-    init(requestID: String) {
+    init(requestID: String, trace: TraceContext) {
         self.requestID = requestID
+        self.trace = trace
+    }
+
+    func joinedLoad(of answer: DetailAnswer) {
+        guard let traceID = answer.loadTraceID else { return }
+        joinedTrace.withLock { $0 = traceID }
+    }
+
+    /// `traceId`, and `loadTraceId` for a request that joined another's load, for the log line.
+    var traceFields: [(String, String)] {
+        var fields = [("traceId", trace.traceID)]
+        if let joined = joinedTrace.withLock({ $0 }) { fields.append(("loadTraceId", joined)) }
+        return fields
     }
 
     /// Why the request failed, for its log line: the upstream and cause behind a 5xx.

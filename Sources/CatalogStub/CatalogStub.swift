@@ -61,6 +61,12 @@ public final class CatalogStub: Sendable {
         responder.requestIDs.values
     }
 
+    /// The `traceparent` and `tracestate` headers of the latest upstream requests (at most 64),
+    /// oldest first, so a test can see the trace each attempt carried.
+    public func recentTraceHeaders() -> [StubTraceHeaders] {
+        responder.traceHeaders.values
+    }
+
     public func resetStats() {
         responder.counters.reset()
     }

@@ -90,13 +90,17 @@ final class StubResponder: Sendable {
     }
 
     /// The `X-Request-ID`s of the latest upstream requests, oldest first.
-    let requestIDs = RecentValues(capacity: 64)
+    let requestIDs = RecentValues<String>(capacity: 64)
+    /// The W3C trace headers of the latest upstream requests, oldest first.
+    let traceHeaders = RecentValues<StubTraceHeaders>(capacity: 64)
 
     // MARK: Upstream routes
 
     private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
         counters.received(route)
         if let id = request.headers["X-Request-ID"] { requestIDs.record(id) }
+        traceHeaders.record(StubTraceHeaders(
+            route: route, traceparent: request.headers["traceparent"], tracestate: request.headers["tracestate"]))
         // Counted first, then held: a paused route's arrivals show in `stats()` while they wait.
         guard await gate.pass(route) else { return abandoned(route) }
         let plan: FaultPlan

@@ -9,6 +9,7 @@ extension ProductDetailsService {
     public func details(
         ids: [String],
         requestID: String = "",
+        trace: TraceContext? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> [Result<DetailAnswer, ProductDetailsError>] {
         guard ids.count <= settings.maxBatch else {
@@ -30,7 +31,7 @@ extension ProductDetailsService {
                 let id = unique[index]
                 next += 1
                 group.addTask(executorPreference: executor) {
-                    (index, await self.result(id: id, requestID: requestID, executor: executor))
+                    (index, await self.result(id: id, requestID: requestID, trace: trace, executor: executor))
                 }
             }
             while next < min(width, unique.count) { startNext() }
@@ -44,9 +45,11 @@ extension ProductDetailsService {
         return ids.map { answers[positionByID[$0]!] }
     }
 
-    private func result(id: String, requestID: String, executor: (any TaskExecutor)?) async -> Result<DetailAnswer, ProductDetailsError> {
+    private func result(
+        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?
+    ) async -> Result<DetailAnswer, ProductDetailsError> {
         do throws(ProductDetailsError) {
-            return .success(try await detail(id: id, requestID: requestID, executor: executor))
+            return .success(try await detail(id: id, requestID: requestID, trace: trace, executor: executor))
         } catch {
             return .failure(error)
         }

@@ -3,6 +3,8 @@ struct LoadedDocument: Sendable {
     let document: CachedDocument
     /// The TTL it was stored with; `nil` when it was not stored (caching off, or invalidated).
     let storedFor: Duration?
+    /// The trace its upstream calls carried.
+    var traceID: String?
 }
 
 extension ProductDetailsService {
@@ -11,12 +13,18 @@ extension ProductDetailsService {
     /// Throws ``ProductDetailsError`` when the product cannot be had, `CancellationError` when
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
     /// error: it becomes a briefly cached 404 document.
-    func load(id: String, requestID: String) async throws -> LoadedDocument {
+    func load(id: String, requestID: String, trace: TraceContext? = nil) async throws -> LoadedDocument {
+        var loaded = try await loadUntraced(id: id, requestID: requestID, trace: trace)
+        loaded.traceID = trace?.traceID
+        return loaded
+    }
+
+    private func loadUntraced(id: String, requestID: String, trace: TraceContext?) async throws -> LoadedDocument {
         let token = cache.loadToken(for: id)
         let deadline = time.now + settings.requestDeadline
-        async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID)
-        async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID)
-        async let suggestionResult = fetchSuggestions(id: id, deadline: deadline, requestID: requestID)
+        async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID, trace: trace)
+        async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID, trace: trace)
+        async let suggestionResult = fetchSuggestions(id: id, deadline: deadline, requestID: requestID, trace: trace)
 
         let product: Product
         switch await productResult {
@@ -63,9 +71,9 @@ extension ProductDetailsService {
         return LoadedDocument(document: document, storedFor: stored ? ttl : nil)
     }
 
-    private func fetchProduct(id: String, deadline: Duration, requestID: String) async -> Result<Product, UpstreamFailure> {
+    private func fetchProduct(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<Product, UpstreamFailure> {
         do throws(UpstreamFailure) {
-            return .success(try await productRetrier.run(.products, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+            return .success(try await productRetrier.run(.products, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
                 try await products.product(id: id, call: call)
             })
         } catch {
@@ -73,9 +81,9 @@ extension ProductDetailsService {
         }
     }
 
-    private func fetchReviews(id: String, deadline: Duration, requestID: String) async -> Result<[Review], UpstreamFailure> {
+    private func fetchReviews(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<[Review], UpstreamFailure> {
         do throws(UpstreamFailure) {
-            return .success(try await reviewRetrier.run(.reviews, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+            return .success(try await reviewRetrier.run(.reviews, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
                 try await reviews.reviews(productID: id, call: call)
             })
         } catch {
@@ -83,9 +91,9 @@ extension ProductDetailsService {
         }
     }
 
-    private func fetchSuggestions(id: String, deadline: Duration, requestID: String) async -> Result<[Product], UpstreamFailure> {
+    private func fetchSuggestions(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<[Product], UpstreamFailure> {
         do throws(UpstreamFailure) {
-            return .success(try await suggestionRetrier.run(.suggestions, deadline: deadline, requestID: requestID) { call throws(UpstreamFailure) in
+            return .success(try await suggestionRetrier.run(.suggestions, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
                 try await suggestions.suggestions(productID: id, call: call)
             })
         } catch {

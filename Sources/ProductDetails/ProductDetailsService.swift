@@ -84,6 +84,7 @@ public final class ProductDetailsService: Sendable {
         id: String,
         noCache: Bool = false,
         requestID: String = "",
+        trace: TraceContext? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
         guard Self.isValidID(id) else { throw .invalidID }
@@ -92,7 +93,7 @@ public final class ProductDetailsService: Sendable {
             case .fresh(let document, let remaining):
                 return hit(document, remaining: remaining)
             case .stale(let document, let age, revalidate: true, _):
-                await refreshInBackground(id: id, requestID: requestID, executor: executor)
+                await refreshInBackground(id: id, requestID: requestID, trace: trace, executor: executor)
                 events.cacheLookup(.stale)
                 return DetailAnswer(
                     document: document,
@@ -102,7 +103,7 @@ public final class ProductDetailsService: Sendable {
                 break
             }
         }
-        return try await loadAnswer(id: id, requestID: requestID, executor: executor)
+        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor)
     }
 
     /// The answer for `id` when the cache holds it fresh, without waiting and without starting
@@ -135,16 +136,19 @@ public final class ProductDetailsService: Sendable {
     /// Loads running now (no actor hop: read from an atomic).
     public var inFlightCount: Int { inFlight.count }
 
-    private func loadAnswer(id: String, requestID: String, executor: (any TaskExecutor)?) async throws(ProductDetailsError) -> DetailAnswer {
+    private func loadAnswer(
+        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?
+    ) async throws(ProductDetailsError) -> DetailAnswer {
         let failure: ProductDetailsError
         do {
             let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
-                try await self.load(id: id, requestID: requestID)
+                try await self.load(id: id, requestID: requestID, trace: trace)
             }
             events.cacheLookup(.miss)
             return DetailAnswer(
                 document: loaded.document,
-                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor)
+                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor),
+                loadTraceID: collapsed ? loaded.traceID : nil
             )
         } catch let error as ProductDetailsError {
             failure = error
@@ -182,9 +186,9 @@ public final class ProductDetailsService: Sendable {
     }
 
     /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running.
-    private func refreshInBackground(id: String, requestID: String, executor: (any TaskExecutor)?) async {
+    private func refreshInBackground(id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?) async {
         await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] in
-            try await self.load(id: id, requestID: requestID)
+            try await self.load(id: id, requestID: requestID, trace: trace)
         }
     }
 }

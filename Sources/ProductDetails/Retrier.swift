@@ -32,6 +32,7 @@ public struct Retrier: Sendable {
         _ upstream: Upstream,
         deadline: Duration,
         requestID: String,
+        trace: TraceContext? = nil,
         _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
@@ -42,7 +43,7 @@ public struct Retrier: Sendable {
             let started = time.now
             // Only reachable on a later attempt if a sleep overshot; then the last failure is the answer.
             guard started < deadline else { throw gaveUp(upstream, lastFailure ?? .timedOut, attempts: attempt - 1) }
-            let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID)
+            let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID, trace: trace)
             let failure: UpstreamFailure
             do throws(UpstreamFailure) {
                 let value = try await operation(call)

@@ -12,10 +12,14 @@ public enum Upstream: String, Sendable, Equatable, Hashable, CaseIterable {
 public struct UpstreamCall: Sendable, Equatable {
     public var timeout: Duration
     public var requestID: String
+    /// The trace the call belongs to (the request's that started the load); each attempt is sent
+    /// as a span of its own (``TraceContext/child(random:)``).
+    public var trace: TraceContext?
 
-    public init(timeout: Duration, requestID: String) {
+    public init(timeout: Duration, requestID: String, trace: TraceContext? = nil) {
         self.timeout = timeout
         self.requestID = requestID
+        self.trace = trace
     }
 }
 
