@@ -42,6 +42,17 @@ public struct HTTPRequestParser: Sendable {
     /// next request begins (empty for other framings).
     public private(set) var trailers = HTTPHeaders()
 
+    /// The head of a request refused for its framing (`413`, `501`, conflicting lengths) after
+    /// its header section was read whole, so the refusal can still answer to it (its request
+    /// id, its method); its framing reads `.none`. Nil for every other error.
+    public private(set) var refusedHead: HTTPRequestHead?
+
+    /// True once a message has begun: its request line (or an empty line before one) was
+    /// consumed. Bytes of it may no longer be in the caller's buffer.
+    public var hasBegunMessage: Bool {
+        phase != .requestLine || leadingEmptyLines > 0
+    }
+
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
         self.headerReader = HeaderSectionReader(limits: limits)
@@ -74,6 +85,7 @@ public struct HTTPRequestParser: Sendable {
 
     private mutating func prepareForNextMessage() {
         phase = .requestLine
+        refusedHead = nil
         requestLineScanner.reset()
         leadingEmptyLines = 0
         headerReader = HeaderSectionReader(limits: limits)
@@ -120,7 +132,15 @@ public struct HTTPRequestParser: Sendable {
         if noted.hostCount == 0 && version == .http1_1 { throw .missingHost }
         if let host = noted.host, !HostValidator.isValidHostField(host) { throw .invalidHost }
         let headers = headerReader.takeHeaders()
-        let framing = noted.hasContentLength || noted.hasTransferEncoding ? try framing(of: headers, noted: noted) : .none
+        let framing: BodyFraming
+        do throws(HTTPParseError) {
+            framing = noted.hasContentLength || noted.hasTransferEncoding ? try self.framing(of: headers, noted: noted) : .none
+        } catch {
+            refusedHead = HTTPRequestHead(
+                method: method, target: target, path: requestTarget.path, query: requestTarget.query, version: version,
+                headers: headers, keepAlive: false, expectsContinue: false, framing: .none)
+            throw error
+        }
         return HTTPRequestHead(
             method: moveOut(&method, leaving: .get),
             target: moveOut(&target, leaving: ""),

@@ -299,7 +299,7 @@ final class HTTPConnection {
         state = .responding
         disarmTimer()
         var response = problem.response()
-        let head = self.head.take()
+        let head = self.head.take() ?? parser.refusedHead
         answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
         write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
         finishAnswer(keepAlive: false)
@@ -311,7 +311,9 @@ final class HTTPConnection {
     /// counted from its first byte and not restarted by later bytes (a trickling client loses).
     private func armTimer() {
         guard state == .awaitingHead || state == .readingBody else { return }
-        let begun = state == .readingBody || !inbound.isEmpty
+        // The parser consumes whole lines: a request whose lines so far came complete has begun
+        // with nothing left in `inbound`.
+        let begun = state == .readingBody || !inbound.isEmpty || parser.hasBegunMessage
         if begun {
             guard timerPurpose != .request else { return }
             timerPurpose = .request

@@ -74,6 +74,8 @@ extension AppE2ETests {
                 let id = try #require(answer.header("X-Request-ID"))
                 #expect(!id.isEmpty)
                 answeredID.withLock { $0 = id }
+                // A refusal after the header section was read (its framing) still answers to it.
+                for sent in ["big-1", "body-1"] where request.contains("X-Request-ID: \(sent)") { #expect(id == sent) }
                 let counted = try await env.metricsSnapshot().text.split(separator: "\n").filter {
                     $0.hasPrefix("product_details_http_requests_total{") && $0.contains(#"route="unmatched""#)
                         && $0.contains(#"code="\#(status)""#)

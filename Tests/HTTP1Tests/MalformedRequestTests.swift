@@ -201,6 +201,39 @@ struct MalformedRequestTests {
         #expect(parsed.count == 2)
     }
 
+    /// A refusal for the framing comes after the whole header section was read: the server
+    /// still answers to that head (its request id), so the parser keeps it.
+    @Test func aRequestRefusedForItsFramingKeepsItsHead() throws {
+        var parser = HTTPRequestParser(limits: HTTPLimits(maxBodyBytes: 10))
+        let raw = Array("POST /upload?x=1 HTTP/1.1\r\nHost: h\r\nX-Request-ID: big-1\r\nContent-Length: 11\r\n\r\n".utf8)
+        #expect(throws: HTTPParseError.bodyTooLarge) {
+            _ = try raw.withUnsafeBytes { try parser.parse($0) }
+        }
+        let head = try #require(parser.refusedHead)
+        #expect(head.method == .post)
+        #expect(head.path == "/upload")
+        #expect(head.headers["X-Request-ID"] == "big-1")
+        parser.reset()
+        #expect(parser.refusedHead == nil)
+        // Other refusals have no head to keep.
+        var other = HTTPRequestParser()
+        _ = try? Array("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n".utf8).withUnsafeBytes { try other.parse($0) }
+        #expect(other.refusedHead == nil)
+    }
+
+    /// The parser consumes whole lines, so the caller cannot tell from its buffer that a request
+    /// has begun; the parser says so.
+    @Test func aMessageHasBegunOnceItsRequestLineIsConsumed() throws {
+        var parser = HTTPRequestParser()
+        #expect(!parser.hasBegunMessage)
+        let line = Array("GET / HTTP/1.1\r\n".utf8)
+        let (event, consumed) = try line.withUnsafeBytes { try parser.parse($0) }
+        #expect(event == .needMoreData && consumed == line.count)
+        #expect(parser.hasBegunMessage)
+        parser.reset()
+        #expect(!parser.hasBegunMessage)
+    }
+
     /// The header budget counts a line's bytes the same whether a name or a value runs over it,
     /// and whether the section arrives whole or a byte at a time (runs of ordinary bytes are
     /// scanned in a tight loop that must stop at the budget).

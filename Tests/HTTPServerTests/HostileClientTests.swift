@@ -59,6 +59,21 @@ struct HostileClientTests {
         }
     }
 
+    /// Header lines sent whole but slowly: the parser consumes each line, so nothing of the
+    /// request stayed buffered and the connection counted as idle (the idle timeout, re-armed
+    /// by every line) instead of as a request begun (the read timeout).
+    @Test func wholeHeaderLinesSentSlowlyHitTheReadTimeout() async throws {
+        try await withServer(configure: {
+            $0.requestReadTimeout = .milliseconds(100)
+            $0.idleTimeout = .seconds(600)
+        }, routes: standardRoutes) { _, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: t\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 408)
+        }
+    }
+
     /// Headers trickled one byte at a time cannot keep a connection past the read timeout.
     @Test func trickledHeadersHitTheReadTimeout() async throws {
         try await withServer(configure: { $0.requestReadTimeout = .milliseconds(200) }, routes: standardRoutes) { _, port in
