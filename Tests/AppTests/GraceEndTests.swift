@@ -1,0 +1,46 @@
+import App
+import CatalogStub
+import EventLoop
+import Testing
+import TestSupport
+
+/// Issue 19, item 6: a request still waiting for the upstream when the shutdown grace period
+/// ends gets a 503 problem with `Connection: close`, not an empty reply, and the shutdown says so.
+@Suite(.serialized) struct GraceEndTests {
+    @Test func aRequestHeldAtTheUpstreamIsAnswered503WhenTheGraceEnds() async throws {
+        let stubGroup = try EventLoopGroup(loopCount: 1)
+        defer { stubGroup.shutdown() }
+        var stubConfiguration = StubConfiguration()
+        stubConfiguration.host = "127.0.0.1"
+        stubConfiguration.port = 0
+        let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+        let stubPort = try await stub.start()
+        var configuration = baseConfiguration(stubPort: stubPort)
+        configuration.logLevel = "warn"
+        let log = LogLines()
+        let app = try await Application.start(configuration: configuration, logDestination: log.destination)
+
+        stub.pause(route: .product)
+        let client = try await RawClient.connect(port: app.port)
+        defer { client.close() }
+        try await client.sendRequest("/products/p41", headers: [("X-Request-ID", "cut-1")])
+        #expect(await eventually { stub.pausedRequests >= 1 })
+        await app.stop()
+        let answer = try await client.readResponse()
+        stub.resume()
+        await stub.shutdown()
+
+        #expect(answer.status == 503)
+        #expect(answer.header("Connection") == "close")
+        #expect(answer.header("Content-Type") == "application/problem+json")
+        #expect(answer.header("X-Request-ID") == "cut-1")
+        #expect(answer.text.contains(#""status":503"#))
+        let stopped = log.objects.first { $0["msg"] as? String == "stopped" }
+        #expect(stopped?["cutShort"] as? String == "1")
+        #expect(log.objects.contains { $0["level"] as? String == "warn" && ($0["msg"] as? String ?? "").contains("cut short") })
+        let line = log.requests(status: 503).first
+        #expect(line?["requestId"] as? String == "cut-1")
+        #expect(line?["answeredBy"] as? String == "shutdown")
+        #expect(log.objects.allSatisfy { $0["status"] as? Int != 499 })
+    }
+}
