@@ -76,14 +76,16 @@ struct FrontHandler: Sendable {
         let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)
         logger.request(
             method: method, route: route, status: status, duration: duration, cache: record?.cacheResult ?? "none",
-            upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, level: level, fields: fields)
+            upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, traceID: record?.trace.traceID,
+            loadTraceID: record?.loadTraceID, level: level, fields: fields)
     }
 
-    /// The line's fields after `requestId`: the trace, who answered, why a 5xx, lines held back.
+    /// The line's fields after the trace: who answered, why a 5xx, lines held back (none, and no
+    /// array made, for an ordinary answer).
     /// Built apart from `answered`: as one function the release build's optimizer crashed on it
     /// (Swift 6.3.1).
     static func lineFields(record: RequestRecord?, source: AnsweredRequest.Source, level: Logger.Level, heldBack: Int) -> [(String, String)] {
-        var fields = record?.traceFields ?? []
+        var fields: [(String, String)] = []
         if source != .responder { fields.append(("answeredBy", name(of: source))) }
         if level >= .warn { fields += record?.failureFields ?? cause(of: source) }
         if heldBack > 0 { fields.append(("rejectionLinesHeldBack", String(heldBack))) }

@@ -25,12 +25,8 @@ final class RequestRecord: Sendable {
         joinedTrace.withLock { $0 = traceID }
     }
 
-    /// `traceId`, and `loadTraceId` for a request that joined another's load, for the log line.
-    var traceFields: [(String, String)] {
-        var fields = [("traceId", trace.traceID)]
-        if let joined = joinedTrace.withLock({ $0 }) { fields.append(("loadTraceId", joined)) }
-        return fields
-    }
+    /// The trace of the load this request joined, when another request had started it.
+    var loadTraceID: String? { joinedTrace.withLock { $0 } }
 
     /// Why the request failed, for its log line: the upstream and cause behind a 5xx.
     private let failure = Locked<(upstream: Upstream?, cause: String)?>(nil)

@@ -48,12 +48,12 @@ public struct TraceContext: Sendable, Equatable {
 
     /// A new trace, for a request that came without a usable `traceparent`: not sampled, as no
     /// caller asked for it.
-    public static func start(random: () -> UInt64 = { UInt64.random(in: 1 ... .max) }) -> TraceContext {
-        TraceContext(traceID: hex(random()) + hex(random()), parentID: hex(random()), sampled: false)
+    public static func start(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
+        TraceContext(traceID: hex(random(), random()), parentID: hex(random()), sampled: false)
     }
 
     /// The context of one outgoing call: the same trace, flag and state, a new span id.
-    public func child(random: () -> UInt64 = { UInt64.random(in: 1 ... .max) }) -> TraceContext {
+    public func child(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
         TraceContext(traceID: traceID, parentID: Self.hex(random()), sampled: sampled, traceState: traceState)
     }
 
@@ -74,9 +74,28 @@ public struct TraceContext: Sendable, Equatable {
         byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10
     }
 
-    /// 16 lowercase hex digits, zero-padded.
+    /// 16 lowercase hex digits, zero-padded, written straight into the string.
     static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        String(unsafeUninitializedCapacity: 16) { text in
+            write(value, into: text, at: 0)
+            return 16
+        }
+    }
+
+    /// The 32 digits of a trace id made of two values.
+    static func hex(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 32) { text in
+            write(high, into: text, at: 0)
+            write(low, into: text, at: 16)
+            return 32
+        }
+    }
+
+    private static func write(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        let digits: StaticString = "0123456789abcdef"
+        for index in 0..<16 {
+            let nibble = Int((value >> UInt64(60 - 4 * index)) & 0xF)
+            text[start + index] = digits.utf8Start[nibble]
+        }
     }
 }

@@ -58,4 +58,17 @@ struct TraceContextTests {
         #expect(!context.sampled)
         #expect(TraceContext.parse(traceparent: context.traceparent, tracestate: nil) == context)
     }
+
+    /// Ids come from a keyed bijective mix of a counter: never zero, never repeated, and not in
+    /// counting order.
+    @Test func newIDsAreDistinctNonZeroAndScattered() {
+        let ids = (0..<100_000).map { _ in TraceIdentifiers.next() }
+        #expect(!ids.contains(0))
+        #expect(Set(ids).count == ids.count)
+        let increasing = zip(ids, ids.dropFirst()).filter { $0 < $1 }.count
+        #expect((40_000...60_000).contains(increasing), "about half the steps go up, as for random values")
+        let context = TraceContext.start()
+        #expect(context.traceID.count == 32 && context.parentID.count == 16)
+        #expect(TraceContext.parse(traceparent: context.traceparent, tracestate: nil) == context)
+    }
 }

@@ -64,11 +64,12 @@ public struct Logger: Sendable {
     var logsRequests: Bool { minimum <= .info }
 
     /// The one line per answered request; `level` `warn` for a 5xx (kept like other warn lines
-    /// when the sink falls behind), with `fields` saying more. Its field names are literals and
-    /// its numbers are written as digits: nothing is formatted through `String`.
+    /// when the sink falls behind), with `traceId` (and `loadTraceId` for a request that joined
+    /// another's load) and `fields` saying more. Its field names are literals and its numbers are
+    /// written as digits: nothing is formatted through `String`.
     func request(
         method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String,
-        level: Level = .info, fields: [(String, String)] = []
+        traceID: String? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
     ) {
         guard level >= minimum else { return }
         let (seconds, attoseconds) = duration.components
@@ -89,6 +90,14 @@ public struct Logger: Sendable {
             json.int(upstreamAttempts)
             json.raw(#","requestId":"#)
             json.string(requestID)
+            if let traceID {
+                json.raw(#","traceId":"#)
+                json.string(traceID)
+            }
+            if let loadTraceID {
+                json.raw(#","loadTraceId":"#)
+                json.string(loadTraceID)
+            }
             for (key, value) in fields {
                 json.raw(",")
                 json.string(key)
