@@ -49,7 +49,10 @@ final class ServiceProcess: Sendable {
             if found == nil { usleep(2_000) }
         }
         guard let found else {
-            process.terminate()
+            // SIGKILL: a process that never started may not heed SIGTERM (one stuck re-executing
+            // itself outlived the test that way).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw ServiceProcessError.didNotStart(output.text)
         }
         port = found
@@ -79,7 +82,8 @@ final class ServiceProcess: Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             return nil
         }
         return process.terminationStatus
