@@ -76,7 +76,7 @@ struct FrontHandler: Sendable {
         let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)
         logger.request(
             method: method, route: route, status: status, duration: duration, cache: record?.cacheResult ?? "none",
-            upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, traceID: record?.trace.traceID,
+            upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, trace: record?.trace,
             loadTraceID: record?.loadTraceID, level: level, fields: fields)
     }
 

@@ -56,6 +56,21 @@ public struct JSONBytesWriter {
         }
     }
 
+    /// 16 lowercase hex digits, zero-padded (no `String` made for them).
+    public mutating func hex(_ value: UInt64) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 16))
+        bytes.withUnsafeMutableBufferPointer { Self.writeHex(value, into: $0, at: start) }
+    }
+
+    /// Writes the 16 hex digits of `value` at `start`.
+    static func writeHex(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        let digits: StaticString = "0123456789abcdef"
+        for index in 0..<16 {
+            text[start + index] = digits.utf8Start[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
+        }
+    }
+
     /// Decimal digits written straight into the buffer (no `String` made for them).
     public mutating func int(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }

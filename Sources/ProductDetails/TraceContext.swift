@@ -1,23 +1,33 @@
 /// W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` of a request and
 /// its `tracestate`, which this service passes on to its upstreams, each attempt as a span of its
 /// own. Parsing and formatting are pure.
+///
+/// The ids are kept as integers and written as hex only where they are sent or logged: a request
+/// without a `traceparent` starts a trace, and two strings made for it on every request were two
+/// allocations on the way to its log line.
 public struct TraceContext: Sendable, Equatable {
-    /// 32 lowercase hex digits, not all zero.
-    public let traceID: String
-    /// 16 lowercase hex digits, not all zero: the span of the caller (incoming) or of this
-    /// service's attempt (outgoing).
-    public let parentID: String
+    /// The trace id's 128 bits, never all zero.
+    public let traceIDHigh: UInt64
+    public let traceIDLow: UInt64
+    /// The span of the caller (incoming) or of this service's attempt (outgoing); never zero.
+    public let parentIDValue: UInt64
     /// Only the `sampled` flag is passed on: the other bits mean nothing in version `00`.
     public let sampled: Bool
     /// The vendors' `tracestate`, passed on unchanged; nil when there was none.
     public let traceState: String?
 
-    public init(traceID: String, parentID: String, sampled: Bool, traceState: String? = nil) {
-        self.traceID = traceID
-        self.parentID = parentID
+    public init(traceIDHigh: UInt64, traceIDLow: UInt64, parentID: UInt64, sampled: Bool, traceState: String? = nil) {
+        self.traceIDHigh = traceIDHigh
+        self.traceIDLow = traceIDLow
+        self.parentIDValue = parentID
         self.sampled = sampled
         self.traceState = traceState
     }
+
+    /// 32 lowercase hex digits.
+    public var traceID: String { Self.hex(traceIDHigh, traceIDLow) }
+    /// 16 lowercase hex digits.
+    public var parentID: String { Self.hex(parentIDValue) }
 
     /// The incoming context, or nil when `traceparent` is absent or malformed (then `tracestate`
     /// is ignored too, as the specification asks).
@@ -28,33 +38,29 @@ public struct TraceContext: Sendable, Equatable {
         guard let traceparent else { return nil }
         let bytes = Array(traceparent.utf8)
         guard bytes.count >= 55, bytes[2] == dash, bytes[35] == dash, bytes[52] == dash else { return nil }
-        let version = bytes[0..<2]
-        guard isLowerHex(version), version != [f, f] else { return nil }
-        if version == [zero, zero] {
+        guard let version = value(ofHex: bytes[0..<2]), version != 0xff else { return nil }
+        if version == 0 {
             guard bytes.count == 55 else { return nil }
         } else if bytes.count > 55, bytes[55] != dash {
             return nil
         }
-        let traceID = bytes[3..<35]
-        let parentID = bytes[36..<52]
-        let flags = bytes[53..<55]
-        guard isLowerHex(traceID), isLowerHex(parentID), isLowerHex(flags),
-              !traceID.allSatisfy({ $0 == zero }), !parentID.allSatisfy({ $0 == zero }) else { return nil }
-        let sampled = (hexValue(flags.last!) & 1) == 1
+        guard let high = value(ofHex: bytes[3..<19]), let low = value(ofHex: bytes[19..<35]),
+              let parent = value(ofHex: bytes[36..<52]), let flags = value(ofHex: bytes[53..<55]),
+              high != 0 || low != 0, parent != 0 else { return nil }
         return TraceContext(
-            traceID: String(decoding: traceID, as: UTF8.self), parentID: String(decoding: parentID, as: UTF8.self),
-            sampled: sampled, traceState: tracestate.flatMap { $0.isEmpty ? nil : $0 })
+            traceIDHigh: high, traceIDLow: low, parentID: parent, sampled: flags & 1 == 1,
+            traceState: tracestate.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// A new trace, for a request that came without a usable `traceparent`: not sampled, as no
     /// caller asked for it.
     public static func start(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
-        TraceContext(traceID: hex(random(), random()), parentID: hex(random()), sampled: false)
+        TraceContext(traceIDHigh: random(), traceIDLow: random(), parentID: random(), sampled: false)
     }
 
     /// The context of one outgoing call: the same trace, flag and state, a new span id.
     public func child(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
-        TraceContext(traceID: traceID, parentID: Self.hex(random()), sampled: sampled, traceState: traceState)
+        TraceContext(traceIDHigh: traceIDHigh, traceIDLow: traceIDLow, parentID: random(), sampled: sampled, traceState: traceState)
     }
 
     /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`.
@@ -62,22 +68,35 @@ public struct TraceContext: Sendable, Equatable {
         "00-\(traceID)-\(parentID)-\(sampled ? "01" : "00")"
     }
 
+    /// Writes the trace id as a JSON string (its 32 hex digits need no escaping).
+    public func writeTraceID(into json: inout JSONBytesWriter) {
+        json.raw("\"")
+        json.hex(traceIDHigh)
+        json.hex(traceIDLow)
+        json.raw("\"")
+    }
+
     private static let dash = UInt8(ascii: "-")
-    private static let zero = UInt8(ascii: "0")
-    private static let f = UInt8(ascii: "f")
 
-    private static func isLowerHex(_ bytes: ArraySlice<UInt8>) -> Bool {
-        bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    /// The value of lowercase hex digits (at most 16), or nil when any is not one.
+    private static func value(ofHex digits: ArraySlice<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        for digit in digits {
+            let nibble: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10
-    }
-
-    /// 16 lowercase hex digits, zero-padded, written straight into the string.
+    /// 16 lowercase hex digits, zero-padded.
     static func hex(_ value: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { text in
-            write(value, into: text, at: 0)
+            JSONBytesWriter.writeHex(value, into: text, at: 0)
             return 16
         }
     }
@@ -85,17 +104,9 @@ public struct TraceContext: Sendable, Equatable {
     /// The 32 digits of a trace id made of two values.
     static func hex(_ high: UInt64, _ low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 32) { text in
-            write(high, into: text, at: 0)
-            write(low, into: text, at: 16)
+            JSONBytesWriter.writeHex(high, into: text, at: 0)
+            JSONBytesWriter.writeHex(low, into: text, at: 16)
             return 32
-        }
-    }
-
-    private static func write(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-        let digits: StaticString = "0123456789abcdef"
-        for index in 0..<16 {
-            let nibble = Int((value >> UInt64(60 - 4 * index)) & 0xF)
-            text[start + index] = digits.utf8Start[nibble]
         }
     }
 }

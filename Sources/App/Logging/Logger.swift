@@ -69,7 +69,7 @@ public struct Logger: Sendable {
     /// written as digits: nothing is formatted through `String`.
     func request(
         method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String,
-        traceID: String? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
+        trace: TraceContext? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
     ) {
         guard level >= minimum else { return }
         let (seconds, attoseconds) = duration.components
@@ -90,9 +90,9 @@ public struct Logger: Sendable {
             json.int(upstreamAttempts)
             json.raw(#","requestId":"#)
             json.string(requestID)
-            if let traceID {
+            if let trace {
                 json.raw(#","traceId":"#)
-                json.string(traceID)
+                trace.writeTraceID(into: &json)
             }
             if let loadTraceID {
                 json.raw(#","loadTraceId":"#)
