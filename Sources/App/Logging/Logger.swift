@@ -50,14 +50,19 @@ public struct Logger: Sendable {
         writer.append(level == .debug ? .request : .kept) { json in
             json.raw(level.prefix)
             json.string(message)
-            for (key, value) in fields {
-                json.raw(",")
-                json.string(key)
-                json.raw(":")
-                json.string(value)
-            }
-            json.raw("}\n")
+            Self.close(json: &json, with: fields)
         }
+    }
+
+    /// Appends `,"key":"value"` for each field, then ends the object and the line.
+    private static func close(json: inout JSONBytesWriter, with fields: [(String, String)]) {
+        for (key, value) in fields {
+            json.raw(",")
+            json.string(key)
+            json.raw(":")
+            json.string(value)
+        }
+        json.raw("}\n")
     }
 
     /// Whether request lines are written (`info` or `debug`).
@@ -98,13 +103,7 @@ public struct Logger: Sendable {
                 json.raw(#","loadTraceId":"#)
                 json.string(loadTraceID)
             }
-            for (key, value) in fields {
-                json.raw(",")
-                json.string(key)
-                json.raw(":")
-                json.string(value)
-            }
-            json.raw("}\n")
+            Self.close(json: &json, with: fields)
         }
     }
 
