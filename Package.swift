@@ -8,6 +8,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Dependency direction (a module imports only those above it):
 // CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
+// Timekeeping (TimeSource, ManualTimeSource) imports only Locking: the one time line for everything
+// that waits or expires, the domain now, the connection state machines as they are converted.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 // Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
 // the libuv shell that drives it lives above EventLoop.
@@ -33,10 +35,11 @@ let package = Package(
         .target(name: "Redis", dependencies: ["RESP"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
-        .target(name: "ProductDetails", dependencies: ["Locking"]),
+        .target(name: "Timekeeping", dependencies: ["Locking"]),
+        .target(name: "ProductDetails", dependencies: ["Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "CatalogStub", "Metrics", "Locking"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
@@ -46,7 +49,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),

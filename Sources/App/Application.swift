@@ -6,6 +6,7 @@ import HTTPServer
 import ProductDetails
 import Locking
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
 import Glibc

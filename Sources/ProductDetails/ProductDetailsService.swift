@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// The domain core: answers product detail pages from a bounded cache that one load per product
 /// fills, however many requests ask at the same moment.
 ///

@@ -1,5 +1,6 @@
 import Locking
 import Synchronization
+import Timekeeping
 
 /// A bounded, thread-safe cache of ready-to-serve values with TTL, stale windows and
 /// generation-guarded stores.

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// The one retry loop every upstream call goes through.
 ///
 /// It performs what ``RetryPolicy/nextStep(after:attempt:now:deadline:random:)`` decides, asks the

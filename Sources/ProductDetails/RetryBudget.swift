@@ -1,5 +1,6 @@
 import Locking
 import Synchronization
+import Timekeeping
 
 /// A retry budget shared by every call to one upstream, safe to use from any thread.
 ///

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import ProductDetails
+import Timekeeping
 
 struct ResponseCacheTests {
     let time = ManualTimeSource()

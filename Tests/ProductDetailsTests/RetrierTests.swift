@@ -1,5 +1,6 @@
 import Testing
 @testable import ProductDetails
+import Timekeeping
 
 struct RetrierTests {
     let time = SkippingTimeSource()

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProductDetails
+import Timekeeping
 
 struct RetryBudgetTests {
     /// Withdraws one retry at each of `times`, returning which were granted.

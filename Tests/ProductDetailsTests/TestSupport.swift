@@ -2,6 +2,7 @@ import Locking
 import Synchronization
 import Testing
 @testable import ProductDetails
+import Timekeeping
 
 /// A one-shot gate a test opens by hand: holds a "leader" mid-flight without any delay.
 final class Gate: Sendable {

@@ -2,6 +2,7 @@ import Locking
 import Synchronization
 import Testing
 @testable import ProductDetails
+import Timekeeping
 
 struct TimeSourceTests {
     @Test func manualTimeMovesOnlyWhenAdvanced() {

@@ -40,11 +40,3 @@ extension ClockTimeSource where C == ContinuousClock {
         self.init(ContinuousClock())
     }
 }
-
-extension Duration {
-    /// The duration as fractional seconds, for jitter arithmetic and metrics.
-    var inSeconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
-}
