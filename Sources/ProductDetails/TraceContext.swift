@@ -63,9 +63,22 @@ public struct TraceContext: Sendable, Equatable {
         TraceContext(traceIDHigh: traceIDHigh, traceIDLow: traceIDLow, parentID: random(), sampled: sampled, traceState: traceState)
     }
 
-    /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`.
+    /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`. Written into one
+    /// string: it goes out with every upstream attempt.
     public var traceparent: String {
-        "00-\(traceID)-\(parentID)-\(sampled ? "01" : "00")"
+        String(unsafeUninitializedCapacity: 55) { text in
+            text[0] = UInt8(ascii: "0")
+            text[1] = UInt8(ascii: "0")
+            text[2] = Self.dash
+            JSONBytesWriter.writeHex(traceIDHigh, into: text, at: 3)
+            JSONBytesWriter.writeHex(traceIDLow, into: text, at: 19)
+            text[35] = Self.dash
+            JSONBytesWriter.writeHex(parentIDValue, into: text, at: 36)
+            text[52] = Self.dash
+            text[53] = UInt8(ascii: "0")
+            text[54] = UInt8(ascii: sampled ? "1" : "0")
+            return 55
+        }
     }
 
     /// Writes the trace id as a JSON string (its 32 hex digits need no escaping).
