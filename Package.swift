@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
-        .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1"]),
+        .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking"]),

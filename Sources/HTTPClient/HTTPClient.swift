@@ -1,5 +1,6 @@
 import EventLoop
 import HTTP1
+import Timekeeping
 
 /// An HTTP/1.1 client for upstream calls. Connections are pooled per loop and origin, so a
 /// handler's calls go out and come back on the loop it runs on, without a thread hop.
@@ -8,10 +9,16 @@ public final class HTTPClient: Sendable {
     public let configuration: HTTPClientConfiguration
     private let pools: LoopLocal<LoopPools>
     private let counters = ClientStatistics()
+    /// The time line idle connections are timed on.
+    private let time: any TimeSource
 
-    public init(group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
+    public init(
+        group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+        time: any TimeSource = ClockTimeSource(ContinuousClock())
+    ) {
         self.group = group
         self.configuration = configuration
+        self.time = time
         pools = LoopLocal(group: group)
     }
 
@@ -48,7 +55,7 @@ public final class HTTPClient: Sendable {
         if Task.isCancelled { return .failure(.cancelled) }
         // A task preferring a stopped loop runs on the global pool: the loop's pools are gone.
         guard loop.inLoop else { return .failure(.shutdown) }
-        let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters)
+        let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters, time: time)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         HTTPRequestSerializer.writeHead(
@@ -77,9 +84,11 @@ public final class HTTPClient: Sendable {
 final class LoopPools {
     private var byOrigin: [Origin: ConnectionPool] = [:]
 
-    func pool(for origin: Origin, loop: EventLoop, configuration: HTTPClientConfiguration, statistics: ClientStatistics) -> ConnectionPool {
+    func pool(
+        for origin: Origin, loop: EventLoop, configuration: HTTPClientConfiguration, statistics: ClientStatistics, time: any TimeSource
+    ) -> ConnectionPool {
         if let pool = byOrigin[origin] { return pool }
-        let pool = ConnectionPool(loop: loop, origin: origin, configuration: configuration, statistics: statistics)
+        let pool = ConnectionPool(loop: loop, origin: origin, configuration: configuration, statistics: statistics, time: time)
         byOrigin[origin] = pool
         return pool
     }

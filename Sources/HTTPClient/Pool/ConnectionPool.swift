@@ -1,5 +1,6 @@
 import EventLoop
 import HTTP1
+import Timekeeping
 
 /// The keep-alive connections of one loop to one origin, as `ConnectionPoolStateMachine`
 /// decides: this shell opens and closes the sockets and calls the requests' handlers.
@@ -12,6 +13,7 @@ final class ConnectionPool {
     let origin: Origin
     private let configuration: HTTPClientConfiguration
     private let statistics: ClientStatistics
+    private let time: any TimeSource
     private var machine: Machine
     /// The connections that have connected and not yet closed.
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
@@ -24,11 +26,12 @@ final class ConnectionPool {
     private var spareTimers: [LoopTimer] = []
     private static let maxSpareTimers = 256
 
-    init(loop: EventLoop, origin: Origin, configuration: HTTPClientConfiguration, statistics: ClientStatistics) {
+    init(loop: EventLoop, origin: Origin, configuration: HTTPClientConfiguration, statistics: ClientStatistics, time: any TimeSource) {
         self.loop = loop
         self.origin = origin
         self.configuration = configuration
         self.statistics = statistics
+        self.time = time
         machine = Machine(maxConnections: configuration.maxConnectionsPerOrigin)
     }
 
@@ -132,7 +135,7 @@ final class ConnectionPool {
             switch result {
             case .success(let stream):
                 statistics.connectionOpened()
-                let connection = ClientConnection(stream: stream, maxResponseBytes: configuration.maxResponseBytes)
+                let connection = ClientConnection(stream: stream, maxResponseBytes: configuration.maxResponseBytes, time: time)
                 connections[ObjectIdentifier(connection)] = connection
                 connection.onClosing = { [weak self] closing in self?.machine.closing(ObjectIdentifier(closing)) }
                 connection.onClosed = { [weak self] closed in self?.closed(closed) }
