@@ -154,7 +154,9 @@ func oneShotGet(_ port: Int, _ path: String) async throws -> TestResponse {
 /// Readiness as a load balancer sees it during a shutdown delay.
 @Suite(.serialized) struct ReadinessDuringShutdownTests {
     @Test func readyzTurns503DuringTheShutdownDelayAndTheProcessStillExitsZero() async throws {
-        let service = try ServiceProcess(environment: ["LOG_LEVEL": "warn", "SHUTDOWN_DELAY_SECONDS": "2"])
+        // The delay is the window for both checks below; under ThreadSanitizer one check through a
+        // fresh client thread took long enough that a 2 s window closed before /healthz was asked.
+        let service = try ServiceProcess(environment: ["LOG_LEVEL": "warn", "SHUTDOWN_DELAY_SECONDS": "5"])
         #expect(try await oneShotGet(service.port, "/readyz").status == 200)
         service.signal(SIGTERM)
         var sawNotReady = false
