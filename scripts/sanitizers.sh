@@ -4,7 +4,7 @@
 # Usage: scripts/sanitizers.sh thread|address [extra `swift test` arguments, e.g. --filter X]
 #
 #   thread   TSAN_LOCKS=1 (Package.swift then builds `Locked` on pthread mutexes, which TSan
-#            sees; see ../shared/DESIGN.md, threads point 6), --sanitize=thread,
+#            sees, instead of Synchronization.Mutex's futex, which it does not), --sanitize=thread,
 #            scratch path $TSAN_BUILD_DIR (/tmp/build-tsan). Fails on "WARNING: ThreadSanitizer".
 #   address  --sanitize=address (LeakSanitizer included), scratch path $ASAN_BUILD_DIR
 #            (/tmp/build-asan). Fails on "ERROR: AddressSanitizer" / "ERROR: LeakSanitizer".
