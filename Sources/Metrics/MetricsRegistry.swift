@@ -68,16 +68,7 @@ public final class MetricsRegistry: Sendable {
         _ name: String, help: String, labels: [(String, String)] = [],
         read: @escaping @Sendable () -> Int
     ) {
-        let fullName = validatedName(name)
-        precondition(fullName.hasSuffix("_total"), "counter \(fullName) must end in _total")
-        let labelSet = LabelSet(labels)
-        let series = MetricSeries.readCounter(read, linePrefix: labelSet.renderedLinePrefix(metricName: fullName))
-        let replaced = state.withLock { state in
-            state.addOrReplace(name: fullName, help: help, kind: .counter, labels: labelSet, with: series)
-        }
-        if let replaced, case .counter = replaced {
-            preconditionFailure("\(fullName) \(labels) is already a stored counter")
-        }
+        addReadCounter(name, help: help, labels: labels) { MetricSeries.readCounter(read, linePrefix: $0) }
     }
 
     /// A counter of an amount that need not be whole (CPU seconds), read at scrape time. `read`
@@ -86,10 +77,17 @@ public final class MetricsRegistry: Sendable {
         _ name: String, help: String, labels: [(String, String)] = [],
         readAmount read: @escaping @Sendable () -> Double
     ) {
+        addReadCounter(name, help: help, labels: labels) { MetricSeries.readAmountCounter(read, linePrefix: $0) }
+    }
+
+    /// Registers a read-at-scrape counter series made from its rendered line prefix.
+    private func addReadCounter(
+        _ name: String, help: String, labels: [(String, String)], series make: ([UInt8]) -> MetricSeries
+    ) {
         let fullName = validatedName(name)
         precondition(fullName.hasSuffix("_total"), "counter \(fullName) must end in _total")
         let labelSet = LabelSet(labels)
-        let series = MetricSeries.readAmountCounter(read, linePrefix: labelSet.renderedLinePrefix(metricName: fullName))
+        let series = make(labelSet.renderedLinePrefix(metricName: fullName))
         let replaced = state.withLock { state in
             state.addOrReplace(name: fullName, help: help, kind: .counter, labels: labelSet, with: series)
         }
