@@ -13,6 +13,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 // Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
 // the libuv shell that drives it lives above EventLoop.
+// Fleet (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
+// Redis, and runs commands through a protocol the Redis client conforms to; App wires them.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
@@ -38,6 +40,7 @@ let package = Package(
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking"]),
+        .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"]),
         .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
@@ -50,6 +53,7 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),

@@ -8,11 +8,17 @@ public struct CacheOutcome: Sendable, Equatable {
     public var ttlRemaining: Duration?
     /// `"error"` (stale-if-error) or `"revalidating"` (stale-while-revalidate) when served stale.
     public var servedStaleBecause: String?
+    /// The shared cache's part, in fleet mode when this replica's cache did not answer alone.
+    public var shared: SharedCacheStatus?
 
-    public init(result: CacheResult, collapsed: Bool = false, ttlRemaining: Duration? = nil, servedStaleBecause: String? = nil) {
+    public init(
+        result: CacheResult, collapsed: Bool = false, ttlRemaining: Duration? = nil,
+        servedStaleBecause: String? = nil, shared: SharedCacheStatus? = nil
+    ) {
         self.result = result
         self.collapsed = collapsed
         self.ttlRemaining = ttlRemaining
         self.servedStaleBecause = servedStaleBecause
+        self.shared = shared
     }
 }

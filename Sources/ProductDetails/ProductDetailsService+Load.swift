@@ -5,6 +5,21 @@ struct LoadedDocument: Sendable {
     let storedFor: Duration?
     /// The trace its upstream calls carried.
     var traceID: String?
+    /// Set when the document is served stale (from the shared cache, while another replica
+    /// refreshes it): how long it has been stale.
+    var staleAge: Duration?
+    /// The shared cache's part, in fleet mode.
+    var shared: SharedCacheStatus?
+    /// What to share with the fleet: the document with its windows, when it was cacheable.
+    var page: SharedPage?
+
+    init(document: CachedDocument, storedFor: Duration?, staleAge: Duration? = nil, shared: SharedCacheStatus? = nil, page: SharedPage? = nil) {
+        self.document = document
+        self.storedFor = storedFor
+        self.staleAge = staleAge
+        self.shared = shared
+        self.page = page
+    }
 }
 
 extension ProductDetailsService {
@@ -21,6 +36,44 @@ extension ProductDetailsService {
 
     private func loadUntraced(id: String, requestID: String, trace: TraceContext?) async throws -> LoadedDocument {
         let token = cache.loadToken(for: id)
+        guard let shared else {
+            return try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+        }
+        let claim: SharedClaim?
+        var status: SharedCacheStatus
+        switch try await sharedPhase(id: id, token: token, shared: shared) {
+        case .answered(let loaded):
+            return loaded
+        case .load(let held, let phaseStatus):
+            claim = held
+            status = phaseStatus
+        }
+        guard let claim else {
+            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            loaded.shared = status
+            return loaded
+        }
+        let renewal = keepRenewing(claim, in: shared)
+        defer { renewal.cancel() }
+        var loaded: LoadedDocument
+        do {
+            loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+        } catch {
+            // Not on this task, which may be cancelled: the lease must go so a waiter takes over now.
+            Task { await shared.release(claim) }
+            throw error
+        }
+        renewal.cancel()
+        if let page = loaded.page {
+            status.stored = await shared.store(page, under: claim)
+        } else {
+            Task { await shared.release(claim) }
+        }
+        loaded.shared = status
+        return loaded
+    }
+
+    private func loadFromUpstreams(id: String, requestID: String, trace: TraceContext?, token: LoadToken) async throws -> LoadedDocument {
         let deadline = time.now + settings.requestDeadline
         async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID, trace: trace)
         async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID, trace: trace)
@@ -62,13 +115,17 @@ extension ProductDetailsService {
 
     private func store(_ document: CachedDocument, for id: String, ttl: Duration, staleWindows: Bool, token: LoadToken) -> LoadedDocument {
         guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: document, storedFor: nil) }
+        let page = SharedPage(
+            document: document, ttl: ttl,
+            staleIfError: staleWindows ? settings.staleIfError : .zero,
+            staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero
+        )
         let stored = cache.store(
             document, for: id, cost: document.cacheCost, ttl: ttl,
-            staleIfError: staleWindows ? settings.staleIfError : .zero,
-            staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero,
-            token: token
+            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, token: token
         )
-        return LoadedDocument(document: document, storedFor: stored ? ttl : nil)
+        // A load an invalidation overtook here is not shared either; the store would refuse it anyway.
+        return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: stored ? page : nil)
     }
 
     private func fetchProduct(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<Product, UpstreamFailure> {

@@ -24,6 +24,8 @@ public final class ProductDetailsService: Sendable {
     let productRetrier: Retrier
     let reviewRetrier: Retrier
     let suggestionRetrier: Retrier
+    /// The cache the fleet shares (L2); `nil` on a single node.
+    public let shared: SharedCache?
 
     /// - Parameters:
     ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
@@ -36,8 +38,10 @@ public final class ProductDetailsService: Sendable {
         time: any TimeSource = ClockTimeSource(),
         events: any ServiceEvents = NoEvents(),
         cache: ResponseCache<String, CachedDocument>? = nil,
+        shared: SharedCache? = nil,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
+        self.shared = shared
         self.settings = settings
         self.products = products
         self.reviews = reviews
@@ -122,13 +126,30 @@ public final class ProductDetailsService: Sendable {
 
     /// Forgets `id`: its cached document goes, a load already running for it may still answer the
     /// requests waiting for it but is never stored, and requests arriving from now on never join it.
-    public func invalidate(id: String) async {
+    /// In fleet mode every replica is told to do the same.
+    @discardableResult
+    public func invalidate(id: String) async -> InvalidationReach {
+        await forgetLocally(id: id)
+        guard let shared else { return .local }
+        return InvalidationReach(await shared.invalidate(id: id))
+    }
+
+    /// Forgets every product, with the same guarantees as ``invalidate(id:)``.
+    @discardableResult
+    public func invalidateAll() async -> InvalidationReach {
+        await forgetAllLocally()
+        guard let shared else { return .local }
+        return InvalidationReach(await shared.invalidate(id: nil))
+    }
+
+    /// ``invalidate(id:)`` on this replica only: for an invalidation another replica sent.
+    public func forgetLocally(id: String) async {
         cache.invalidate(id)
         await inFlight.detach(id)
     }
 
-    /// Forgets every product, with the same guarantees as ``invalidate(id:)``.
-    public func invalidateAll() async {
+    /// ``invalidateAll()`` on this replica only.
+    public func forgetAllLocally() async {
         cache.invalidateAll()
         await inFlight.detachAll()
     }
@@ -146,11 +167,20 @@ public final class ProductDetailsService: Sendable {
             let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
                 try await self.load(id: id, requestID: requestID, trace: trace)
             }
+            let traceID = collapsed ? loaded.traceID : nil
+            if let staleAge = loaded.staleAge {
+                events.cacheLookup(.stale)
+                let outcome = CacheOutcome(
+                    result: .stale, collapsed: collapsed, ttlRemaining: .zero - staleAge,
+                    servedStaleBecause: "revalidating", shared: loaded.shared
+                )
+                return DetailAnswer(document: loaded.document, cache: outcome, loadTraceID: traceID)
+            }
             events.cacheLookup(.miss)
             return DetailAnswer(
                 document: loaded.document,
-                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor),
-                loadTraceID: collapsed ? loaded.traceID : nil
+                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor, shared: loaded.shared),
+                loadTraceID: traceID
             )
         } catch let error as ProductDetailsError {
             failure = error

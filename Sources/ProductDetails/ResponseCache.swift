@@ -28,6 +28,9 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     private let state: Locked<State>
     private let time: any TimeSource
     private let events: any ServiceEvents
+    /// Nanoseconds an entry may be trusted as fresh whatever its TTL (`Int64.max`: no cap). Set
+    /// while invalidations sent by other replicas may be missed (see ``capFreshness(to:)``).
+    private let freshnessCapNanoseconds = Atomic<Int64>(.max)
 
     /// - Parameter invalidationMemory: how many recent per-key invalidations are remembered exactly;
     ///   loads older than the oldest remembered one are refused (see ``InvalidationLog``).
@@ -58,21 +61,40 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         state.withLock { $0.entries.keysByRecency }
     }
 
+    /// Caps how long any entry counts as fresh (`nil` lifts the cap).
+    ///
+    /// In fleet mode, while this replica may miss invalidations sent by others (its subscription
+    /// is down), an entry older than the cap is not served as fresh, nor stale while revalidating:
+    /// the next request reloads it, so a page invalidated elsewhere stops being served within the
+    /// cap rather than at its TTL. It may still stand in for a failed load (stale-if-error).
+    public func capFreshness(to cap: Duration?) {
+        let nanoseconds = cap.map { Int64(clamping: $0.components.seconds) &* 1_000_000_000 &+ $0.components.attoseconds / 1_000_000_000 }
+        freshnessCapNanoseconds.store(nanoseconds ?? .max, ordering: .relaxed)
+    }
+
+    /// The cap set by ``capFreshness(to:)``, if any.
+    public var freshnessCap: Duration? {
+        let nanoseconds = freshnessCapNanoseconds.load(ordering: .relaxed)
+        return nanoseconds == .max ? nil : .nanoseconds(nanoseconds)
+    }
+
     /// Finds `key`, marking it recently used; removes it if it is past every window.
     public func lookup(_ key: Key) -> CacheLookup<Value> {
         let now = time.now
+        let cap = freshnessCap
         let (result, expired) = state.withLock { state -> (CacheLookup<Value>, Bool) in
             guard let position = state.entries.position(of: key), let entry = state.entries.entry(at: position) else {
                 return (.miss, false)
             }
             let age = now - entry.storedAt
-            if age < entry.freshFor {
+            let trustedFor = cap.map { min($0, entry.freshFor) } ?? entry.freshFor
+            if age < trustedFor {
                 state.entries.touch(at: position)
-                return (.fresh(entry.value, remaining: entry.freshFor - age), false)
+                return (.fresh(entry.value, remaining: trustedFor - age), false)
             }
-            let staleness = age - entry.freshFor
-            let revalidate = staleness < entry.staleWhileRevalidate
-            let usableOnError = staleness < entry.staleIfError
+            let staleness = max(.zero, age - entry.freshFor)
+            let revalidate = cap == nil && staleness < entry.staleWhileRevalidate
+            let usableOnError = staleness < entry.staleIfError || age < entry.freshFor
             guard revalidate || usableOnError else {
                 state.entries.remove(key)
                 return (.miss, true)
@@ -92,6 +114,8 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// Stores `value` as the most recently used entry, evicting least recently used ones to stay
     /// within both bounds.
     ///
+    /// - Parameter age: how long ago the value was made (a page read from the shared cache was
+    ///   stored there earlier): its windows count from then, so it expires when its origin does.
     /// - Returns: `false` when refused: `key` or everything was invalidated after `token` was
     ///   taken, or `cost` alone exceeds `maxBytes`.
     @discardableResult
@@ -102,11 +126,12 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         ttl: Duration,
         staleIfError: Duration = .zero,
         staleWhileRevalidate: Duration = .zero,
+        age: Duration = .zero,
         token: LoadToken
     ) -> Bool {
         let now = time.now
         let entry = CacheEntry(
-            key: key, value: value, cost: max(0, cost), storedAt: now,
+            key: key, value: value, cost: max(0, cost), storedAt: now - max(.zero, age),
             freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate
         )
         let (stored, evictions) = state.withLock { state -> (Bool, [String]) in

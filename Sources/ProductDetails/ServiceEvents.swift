@@ -32,6 +32,12 @@ public protocol ServiceEvents: Sendable {
     func loadRefused()
     /// An entry left the cache; `reason` is `"capacity"`, `"bytes"` or `"expired"`.
     func eviction(reason: String)
+    /// The shared cache (fleet mode) was read.
+    func sharedRead(_ result: SharedReadResult)
+    /// This replica took part in a fleet-wide load.
+    func lease(_ result: LeaseResult)
+    /// The shared cache's circuit breaker changed state.
+    func sharedBreaker(_ state: CircuitBreaker.State)
 }
 
 extension ServiceEvents {
@@ -46,6 +52,9 @@ extension ServiceEvents {
     public func loadCancelled() {}
     public func loadRefused() {}
     public func eviction(reason: String) {}
+    public func sharedRead(_ result: SharedReadResult) {}
+    public func lease(_ result: LeaseResult) {}
+    public func sharedBreaker(_ state: CircuitBreaker.State) {}
 }
 
 /// Events that go nowhere: the default when no metrics backend is wired.

@@ -70,13 +70,16 @@ public final class RawClient: @unchecked Sendable {
     }
 
     public func send(_ bytes: [UInt8]) async throws {
-        try await Self.blocking { [self] in
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                guard written > 0 else { throw RawClientError.send(errno) }
-                offset += written
-            }
+        try await Self.blocking { [self] in try sendBlocking(bytes) }
+    }
+
+    /// `send(_:)` on the caller's thread, for helpers that are synchronous themselves.
+    public func sendBlocking(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw RawClientError.send(errno) }
+            offset += written
         }
     }
 
@@ -202,11 +205,14 @@ public final class RawClient: @unchecked Sendable {
     /// The bytes already received but not yet read, or else the next ones to arrive (empty at
     /// end of stream): for protocols other than HTTP, parsed by the test itself.
     public func receiveSome() async throws -> [UInt8] {
-        try await Self.blocking { [self] in
-            if pending.isEmpty { _ = try fill() }
-            defer { pending.removeAll() }
-            return pending
-        }
+        try await Self.blocking { [self] in try receiveSomeBlocking() }
+    }
+
+    /// `receiveSome()` on the caller's thread.
+    public func receiveSomeBlocking() throws -> [UInt8] {
+        if pending.isEmpty { _ = try fill() }
+        defer { pending.removeAll() }
+        return pending
     }
 
     /// Reads more bytes; false at end of stream. A reset throws `RawClientError.reset`.

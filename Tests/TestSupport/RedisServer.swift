@@ -31,6 +31,12 @@ public final class RedisServer: @unchecked Sendable {
         (process, port) = try Self.start(password: password, folder: folder, port: nil)
     }
 
+    /// Starts a server on a thread of its own: starting one waits for it to answer, which must
+    /// not hold one of the few threads Swift's concurrency runs every test on.
+    public static func started(password: String? = nil) async throws -> RedisServer {
+        try await RawClient.blocking { try RedisServer(password: password) }
+    }
+
     deinit {
         stop()
         try? FileManager.default.removeItem(at: folder)
@@ -72,7 +78,7 @@ public final class RedisServer: @unchecked Sendable {
             process.standardOutput = output
             process.standardError = output
             try process.run()
-            if try waitUntilAnswering(port: port, process: process) { return (process, port) }
+            if try waitUntilAnswering(port: port, process: process, password: password) { return (process, port) }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             lastOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -81,18 +87,36 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// True once the port accepts connections; false if the process exited (the port was taken).
-    private static func waitUntilAnswering(port: Int, process: Process) throws -> Bool {
+    private static func waitUntilAnswering(port: Int, process: Process, password: String?) throws -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else { return false }
             if let client = try? RawClient(port: port, readTimeoutSeconds: 2) {
-                client.close()
-                return true
+                defer { client.close() }
+                // Another test's server may have taken the port while ours failed to bind: only a
+                // server reporting our process's id is ours.
+                return try answeringProcessID(client, password: password) == process.processIdentifier
             }
             usleep(10_000)
         }
         return false
     }
+}
+
+/// The `process_id` the server on `client`'s port reports in `INFO server`.
+private func answeringProcessID(_ client: RawClient, password: String?) throws -> Int32? {
+    var command = ""
+    if let password { command += "*2\r\n$4\r\nAUTH\r\n$\(password.utf8.count)\r\n\(password)\r\n" }
+    command += "*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n"
+    try client.sendBlocking(Array(command.utf8))
+    var text = ""
+    while !text.contains("\r\nexecutable:") && !text.hasPrefix("-") {
+        let bytes = try client.receiveSomeBlocking()
+        if bytes.isEmpty { break }
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+    guard let line = text.split(separator: "\r\n").first(where: { $0.hasPrefix("process_id:") }) else { return nil }
+    return Int32(line.dropFirst("process_id:".count))
 }
 
 public enum RedisServerError: Error, CustomStringConvertible {

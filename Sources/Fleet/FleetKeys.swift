@@ -1,0 +1,46 @@
+/// Where the fleet keeps things in Redis, under one versioned prefix.
+///
+/// The prefix (`pd:v1:` by default) names the value format: a release that changes the format
+/// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
+/// foreign value. Pages and leases carry the epoch and the product's generation in their keys,
+/// so invalidating is changing a token, never scanning or deleting.
+public struct FleetKeys: Sendable, Equatable {
+    public let prefix: String
+
+    public init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    /// The fleet's epoch token, changed by `DELETE /cache`.
+    public var epoch: String { prefix + "epoch" }
+
+    /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
+    public func generation(of id: String) -> String { prefix + "gen:" + id }
+
+    public func page(of id: String, at generation: SharedGenerationKey) -> String {
+        prefix + "page:" + generation.suffix(for: id)
+    }
+
+    public func lease(of id: String, at generation: SharedGenerationKey) -> String {
+        prefix + "lease:" + generation.suffix(for: id)
+    }
+
+    /// The pub/sub channel invalidations are published on.
+    public var invalidationChannel: String { prefix + "invalidations" }
+}
+
+/// The epoch and generation tokens as they appear in keys.
+public struct SharedGenerationKey: Sendable, Equatable {
+    public let epoch: String
+    public let generation: String
+
+    public init(epoch: String, generation: String) {
+        self.epoch = epoch
+        self.generation = generation
+    }
+
+    /// `epoch:generation:id`, the same text the read script builds.
+    func suffix(for id: String) -> String {
+        epoch + ":" + generation + ":" + id
+    }
+}

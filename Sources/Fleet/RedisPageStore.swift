@@ -1,0 +1,142 @@
+import ProductDetails
+import Redis
+import RESP
+
+/// The shared cache on Redis: pages, load leases and fleet-wide invalidation, each one command
+/// (most of them one script, so each step is atomic for the whole fleet).
+public struct RedisPageStore: SharedPageStore {
+    let redis: any RedisCommandRunner
+    public let keys: FleetKeys
+    /// How long an untouched generation token lives: longer than any page stored under it, so it
+    /// expires only after its pages (a lost token only costs a reload: see ``SharedGeneration``).
+    let generationLifetime: Duration
+    let leaseDuration: Duration
+
+    public init(redis: any RedisCommandRunner, keys: FleetKeys, leaseDuration: Duration, generationLifetime: Duration) {
+        self.redis = redis
+        self.keys = keys
+        self.leaseDuration = leaseDuration
+        self.generationLifetime = generationLifetime
+    }
+
+    public func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+        let token = RandomToken.make()
+        let reply = try await run(.script(
+            FleetScripts.read,
+            keys: [.string(keys.epoch), .string(keys.generation(of: id))],
+            arguments: [
+                .string(keys.prefix), .string(id), .string(RandomToken.make()), .string(RandomToken.make()),
+                .string(token), .integer(SharedPageCodec.milliseconds(leaseDuration)),
+                .integer(SharedPageCodec.milliseconds(generationLifetime)),
+            ]
+        ), deadline: deadline)
+        guard let elements = reply.elements, elements.count >= 3, let kind = elements[0].integer,
+              let epoch = elements[1].string, let generationToken = elements[2].string
+        else { throw unexpected(reply) }
+        let generation = SharedGeneration(epoch: epoch, generation: generationToken)
+        switch (kind, elements.count) {
+        case (1, 5):
+            guard let bytes = elements[3].bulkBytes, let remaining = elements[4].integer else { throw unexpected(reply) }
+            guard let page = SharedPageCodec.decode(bytes), remaining > 0 else {
+                // Not ours to read (another format) or expiring right now: a miss, and gone.
+                _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id, at: generation.key)))), deadline: deadline)
+                return .loadingElsewhere
+            }
+            let age = max(.zero, page.lifetime - .milliseconds(remaining))
+            return .page(page, age: age, generation: generation)
+        case (2, 3):
+            return .claimed(SharedClaim(id: id, generation: generation, token: token))
+        case (3, 3):
+            return .loadingElsewhere
+        default:
+            throw unexpected(reply)
+        }
+    }
+
+    public func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
+        let token = RandomToken.make()
+        let reply = try await run(.command(RESPCommand(
+            "SET", .string(keys.lease(of: id, at: generation.key)), .string(token),
+            "NX", "PX", .integer(SharedPageCodec.milliseconds(leaseDuration))
+        )), deadline: deadline)
+        if reply.isNull { return nil }
+        guard reply.string == "OK" else { throw unexpected(reply) }
+        return SharedClaim(id: id, generation: generation, token: token)
+    }
+
+    public func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+        let reply = try await run(.script(
+            FleetScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation.key))],
+            arguments: [.string(claim.token), .integer(SharedPageCodec.milliseconds(leaseDuration))]
+        ), deadline: deadline)
+        guard let renewed = reply.integer else { throw unexpected(reply) }
+        return renewed == 1
+    }
+
+    public func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+        let at = claim.generation.key
+        let reply = try await run(.script(
+            FleetScripts.store,
+            keys: [
+                .string(keys.epoch), .string(keys.generation(of: claim.id)),
+                .string(keys.lease(of: claim.id, at: at)), .string(keys.page(of: claim.id, at: at)),
+            ],
+            arguments: [
+                .string(claim.generation.epoch), .string(claim.generation.generation), .string(claim.token),
+                .bytes(SharedPageCodec.encode(page)), .integer(SharedPageCodec.milliseconds(page.lifetime)),
+                .integer(SharedPageCodec.milliseconds(generationLifetime)),
+            ]
+        ), deadline: deadline)
+        guard let stored = reply.integer else { throw unexpected(reply) }
+        return stored == 1
+    }
+
+    public func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
+        let reply = try await run(.script(
+            FleetScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation.key))],
+            arguments: [.string(claim.token)]
+        ), deadline: deadline)
+        guard reply.integer != nil else { throw unexpected(reply) }
+    }
+
+    public func invalidate(id: String, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        try await replace(
+            keys.generation(of: id), lifetime: generationLifetime, announcing: .product(id), deadline: deadline)
+    }
+
+    public func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        try await replace(keys.epoch, lifetime: .zero, announcing: .everything, deadline: deadline)
+    }
+
+    /// Gives `key` a new random token and publishes `message`; returns its receivers.
+    private func replace(_ key: String, lifetime: Duration, announcing message: InvalidationMessage, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        let reply = try await run(.script(
+            FleetScripts.invalidate, keys: [.string(key)],
+            arguments: [
+                .string(RandomToken.make()), .integer(SharedPageCodec.milliseconds(lifetime)),
+                .string(keys.invalidationChannel), .bytes(message.payload),
+            ]
+        ), deadline: deadline)
+        guard let receivers = reply.integer else { throw unexpected(reply) }
+        return Int(receivers)
+    }
+
+    private func run(_ request: RedisRequest, deadline: Duration) async throws(SharedStoreFailure) -> RESPValue {
+        let reply: RESPValue
+        do {
+            reply = try await redis.run(request, deadline: deadline)
+        } catch {
+            throw error == .timedOut ? .timedOut : .unavailable(error.detail)
+        }
+        if let message = reply.errorMessage { throw .unavailable("Redis answered an error: \(message)") }
+        return reply
+    }
+
+    private func unexpected(_ reply: RESPValue) -> SharedStoreFailure {
+        .unavailable("Redis answered something the shared cache did not expect: \(String(describing: reply).prefix(120))")
+    }
+}
+
+extension SharedGeneration {
+    var key: SharedGenerationKey { SharedGenerationKey(epoch: epoch, generation: generation) }
+}

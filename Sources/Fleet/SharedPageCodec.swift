@@ -1,0 +1,49 @@
+import ProductDetails
+
+/// The bytes of a page in Redis: one header line, then the body as served.
+///
+/// `PD1 <status> <ttl ms> <stale-if-error ms> <stale-while-revalidate ms> <missing parts or ->\n<body>`.
+/// The ETag is not stored: it is the body's hash, recomputed on read. Anything that does not parse
+/// exactly is refused, and the reader treats it as a miss and deletes it.
+enum SharedPageCodec {
+    private static let magic = Array("PD1 ".utf8)
+
+    static func encode(_ page: SharedPage) -> [UInt8] {
+        var bytes = magic
+        var header = "\(page.document.status) \(milliseconds(page.ttl)) \(milliseconds(page.staleIfError)) \(milliseconds(page.staleWhileRevalidate)) "
+        header += page.document.missing.isEmpty ? "-" : page.document.missing.map(\.rawValue).joined(separator: ",")
+        header += "\n"
+        bytes.append(contentsOf: header.utf8)
+        bytes.append(contentsOf: page.document.body)
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) -> SharedPage? {
+        guard bytes.starts(with: magic), let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        guard let header = String(validating: bytes[magic.count..<newline], as: UTF8.self) else { return nil }
+        let fields = header.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 5,
+              let status = Int(fields[0]), status == 200 || status == 404,
+              let ttl = Int64(fields[1]), ttl > 0,
+              let staleIfError = Int64(fields[2]), staleIfError >= 0,
+              let staleWhileRevalidate = Int64(fields[3]), staleWhileRevalidate >= 0
+        else { return nil }
+        var missing: [DetailPart] = []
+        if fields[4] != "-" {
+            for name in fields[4].split(separator: ",", omittingEmptySubsequences: false) {
+                guard let part = DetailPart(rawValue: String(name)), !missing.contains(part) else { return nil }
+                missing.append(part)
+            }
+        }
+        let document = CachedDocument(status: status, body: Array(bytes[(newline + 1)...]), missing: missing)
+        return SharedPage(
+            document: document, ttl: .milliseconds(ttl),
+            staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate)
+        )
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

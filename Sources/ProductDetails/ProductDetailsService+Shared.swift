@@ -1,0 +1,84 @@
+/// What the shared-cache phase of a load decided.
+enum SharedPhase: Sendable {
+    /// The page came from the shared cache (fresh, or stale while another replica refreshes it).
+    case answered(LoadedDocument)
+    /// Load from the upstreams: for the fleet when `claim` is set, else for this replica alone.
+    case load(claim: SharedClaim?, status: SharedCacheStatus)
+}
+
+extension ProductDetailsService {
+    /// Looks in the shared cache before a load goes upstream, inside the in-flight load, so a
+    /// replica asks once per product however many of its clients wait.
+    ///
+    /// The page is there: it fills L1 and answers. It is not: whoever takes the lease loads, the
+    /// others look again with growing pauses until the page appears or the lease lapses (then one
+    /// of them takes it over). The first look (with its lease attempt) has one Redis budget; any
+    /// failure, or the breaker, sends the load upstream at once as on a single node.
+    func sharedPhase(id: String, token: LoadToken, shared: SharedCache) async throws -> SharedPhase {
+        let waitUntil = time.now + settings.requestDeadline
+        var deadline = shared.deadline()
+        var waited = false
+        var pause = shared.settings.pollInitial
+        while true {
+            guard let read = await shared.read(id: id, deadline: deadline) else {
+                return .load(claim: nil, status: SharedCacheStatus(result: .bypass, collapsed: waited))
+            }
+            switch read {
+            case .claimed(let claim):
+                events.lease(waited ? .takenOver : .won)
+                return .load(claim: claim, status: SharedCacheStatus(result: .miss, collapsed: waited))
+            case .page(let page, let age, let generation):
+                keepLocally(page, age: age, id: id, token: token)
+                switch page.standing(age: age) {
+                case .fresh(let document, let remaining):
+                    let status = SharedCacheStatus(result: .hit, ttlRemaining: remaining, collapsed: waited)
+                    return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
+                case .stale(let document, let staleness, let revalidate, _):
+                    if let claim = await shared.claim(id: id, generation: generation, deadline: deadline) {
+                        events.lease(waited ? .takenOver : .won)
+                        return .load(claim: claim, status: SharedCacheStatus(result: .miss, ttlRemaining: .zero - staleness, collapsed: waited))
+                    }
+                    if revalidate {
+                        let status = SharedCacheStatus(result: .stale, ttlRemaining: .zero - staleness, collapsed: waited)
+                        return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
+                    }
+                case .miss:
+                    break
+                }
+            case .loadingElsewhere:
+                break
+            }
+            if !waited {
+                waited = true
+                events.lease(.waited)
+            }
+            guard time.now + pause < waitUntil else {
+                return .load(claim: nil, status: SharedCacheStatus(result: .miss, collapsed: true))
+            }
+            try await time.sleep(for: pause)
+            pause = min(pause * 2, shared.settings.pollMax)
+            deadline = shared.deadline()
+        }
+    }
+
+    /// Fills L1 with a page read from the shared cache, its windows counted from its first store.
+    private func keepLocally(_ page: SharedPage, age: Duration, id: String, token: LoadToken) {
+        guard settings.ttl > .zero else { return }
+        cache.store(
+            page.document, for: id, cost: page.document.cacheCost, ttl: page.ttl,
+            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, age: age, token: token
+        )
+    }
+
+    /// Renews `claim` every third of the lease while the load runs; cancel it when the load ends.
+    func keepRenewing(_ claim: SharedClaim, in shared: SharedCache) -> Task<Void, Never> {
+        let time = self.time
+        return Task {
+            let interval = shared.settings.leaseDuration / 3
+            while !Task.isCancelled {
+                do { try await time.sleep(for: interval) } catch { return }
+                guard !Task.isCancelled, await shared.renew(claim) else { return }
+            }
+        }
+    }
+}

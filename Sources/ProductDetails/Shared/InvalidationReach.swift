@@ -1,0 +1,16 @@
+/// How far an invalidation went.
+public enum InvalidationReach: Sendable, Equatable {
+    /// Single node: this replica forgot.
+    case local
+    /// The fleet was told; `receivers` replicas (this one included) received the message.
+    case fleet(receivers: Int)
+    /// This replica forgot, but the fleet could not be told.
+    case localOnly(SharedStoreFailure)
+
+    init(_ result: Result<Int, SharedStoreFailure>) {
+        switch result {
+        case .success(let receivers): self = .fleet(receivers: receivers)
+        case .failure(let failure): self = .localOnly(failure)
+        }
+    }
+}

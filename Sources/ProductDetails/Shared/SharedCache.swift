@@ -1,0 +1,114 @@
+import Locking
+import Timekeeping
+
+/// The shared cache as the service uses it: the store behind a circuit breaker, each call bounded
+/// by a deadline, every outcome counted.
+///
+/// A call the breaker refuses, or that fails, yields `nil` and the caller carries on as a single
+/// node: Redis slow or down costs a request at most one short wait, and once the breaker is open
+/// nothing at all.
+public final class SharedCache: Sendable {
+    public let store: any SharedPageStore
+    public let settings: SharedCacheSettings
+    let time: any TimeSource
+    let events: any ServiceEvents
+    private let breaker: Locked<CircuitBreaker>
+
+    public init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+        self.store = store
+        self.settings = settings
+        self.time = time
+        self.events = events
+        self.breaker = Locked(CircuitBreaker(failureThreshold: settings.breakerFailures, openFor: settings.breakerOpenFor))
+    }
+
+    public var breakerState: CircuitBreaker.State {
+        breaker.withLock { $0.state }
+    }
+
+    /// A deadline one Redis budget from now.
+    func deadline() -> Duration {
+        time.now + settings.timeout
+    }
+
+    /// Reads `id`, counting the result; `nil` when skipped or failed.
+    func read(id: String, deadline: Duration) async -> SharedRead? {
+        switch await guarded({ deadline async throws(SharedStoreFailure) in try await store.read(id: id, deadline: deadline) }, deadline: deadline) {
+        case .success(let read):
+            switch read {
+            case .page(let page, let age, _):
+                events.sharedRead(page.standing(age: age).isFresh ? .hit : .stale)
+            case .claimed, .loadingElsewhere:
+                events.sharedRead(.miss)
+            }
+            return read
+        case .failure(let failure):
+            events.sharedRead(failure.readResult)
+            return nil
+        case nil:
+            return nil
+        }
+    }
+
+    func claim(id: String, generation: SharedGeneration, deadline: Duration) async -> SharedClaim? {
+        try? await guarded({ deadline async throws(SharedStoreFailure) in
+            try await store.claim(id: id, generation: generation, deadline: deadline)
+        }, deadline: deadline)?.get()
+    }
+
+    /// `false` when the lease was lost, or could not be renewed.
+    func renew(_ claim: SharedClaim) async -> Bool {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.renew(claim, deadline: deadline) }, deadline: deadline())
+        return (try? result?.get()) ?? false
+    }
+
+    func store(_ page: SharedPage, under claim: SharedClaim) async -> Bool {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.store(page, under: claim, deadline: deadline) }, deadline: deadline())
+        return (try? result?.get()) ?? false
+    }
+
+    func release(_ claim: SharedClaim) async {
+        _ = await guarded({ deadline async throws(SharedStoreFailure) in try await store.release(claim, deadline: deadline) }, deadline: deadline())
+    }
+
+    /// Receivers of the invalidation, or why it could not be sent.
+    func invalidate(id: String?) async -> Result<Int, SharedStoreFailure> {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in
+            if let id { try await store.invalidate(id: id, deadline: deadline) } else { try await store.invalidateAll(deadline: deadline) }
+        }, deadline: deadline())
+        return result ?? .failure(.unavailable("The shared cache is not being asked: its circuit breaker is open after repeated failures."))
+    }
+
+    /// Runs `call` if the breaker admits it, and tells the breaker how it went.
+    private func guarded<T: Sendable>(
+        _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
+    ) async -> Result<T, SharedStoreFailure>? {
+        let admission = breaker.withLock { $0.admit(now: time.now) }
+        if let change = admission.changedTo { events.sharedBreaker(change) }
+        guard admission.admitted else { return nil }
+        let result: Result<T, SharedStoreFailure>
+        do {
+            result = .success(try await call(deadline))
+        } catch {
+            result = .failure(error)
+        }
+        if Task.isCancelled, case .failure = result {
+            // Our caller left; that says nothing about Redis.
+            breaker.withLock { $0.abandonProbe() }
+            return result
+        }
+        let success: Bool
+        if case .success = result { success = true } else { success = false }
+        if let change = breaker.withLock({ $0.record(success: success, now: time.now) }) {
+            events.sharedBreaker(change)
+        }
+        return result
+    }
+}
+
+extension CacheLookup {
+    var isFresh: Bool {
+        if case .fresh = self { return true }
+        return false
+    }
+}

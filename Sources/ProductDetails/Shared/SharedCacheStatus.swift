@@ -1,0 +1,28 @@
+/// How the shared cache (fleet mode) took part in an answer: its own member of `Cache-Status`.
+public struct SharedCacheStatus: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        /// The page came from the shared cache.
+        case hit
+        /// It had no page: this replica loaded one (and `stored` tells whether it was shared).
+        case miss
+        /// It had a stale page, served while another replica refreshes it.
+        case stale
+        /// It was not asked (breaker open) or did not answer in time.
+        case bypass
+    }
+
+    public var result: Result
+    /// Freshness left in the shared cache, for hits; negative when stale.
+    public var ttlRemaining: Duration?
+    /// The page this replica loaded was stored for the fleet.
+    public var stored: Bool
+    /// This replica waited for another replica's load.
+    public var collapsed: Bool
+
+    public init(result: Result, ttlRemaining: Duration? = nil, stored: Bool = false, collapsed: Bool = false) {
+        self.result = result
+        self.ttlRemaining = ttlRemaining
+        self.stored = stored
+        self.collapsed = collapsed
+    }
+}

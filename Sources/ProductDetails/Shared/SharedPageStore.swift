@@ -1,0 +1,31 @@
+/// The cache the replicas of a fleet share (L2), as the domain needs it: pages, load leases and
+/// fleet-wide invalidation. The Redis implementation lives in the `Fleet` module; the domain only
+/// sees this port, so its rules are tested without a server.
+///
+/// Every call is bounded by `deadline` (on the service's time line) and either answers or throws
+/// ``SharedStoreFailure``: the caller then carries on without the shared cache.
+public protocol SharedPageStore: Sendable {
+    /// The page for `id`; when there is none, an attempt to take the product's load lease.
+    func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead
+
+    /// Takes the load lease for a page that went stale, unless another replica holds it.
+    func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim?
+
+    /// Extends `claim` while its load runs; `false` once it was lost (lapsed and taken by another).
+    func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool
+
+    /// Stores the page loaded under `claim` and gives the lease up. Refused (`false`) unless the
+    /// claim is still held and neither the product nor everything was invalidated since it was
+    /// taken: a late or overtaken load never overwrites.
+    func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool
+
+    /// Gives the lease up without storing (the load failed), so a waiter may take over at once.
+    func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure)
+
+    /// Makes every replica forget `id`: pages stored before are unreachable from now on, and the
+    /// replicas are told. Returns how many replicas received the message.
+    func invalidate(id: String, deadline: Duration) async throws(SharedStoreFailure) -> Int
+
+    /// ``invalidate(id:deadline:)`` for every product.
+    func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int
+}

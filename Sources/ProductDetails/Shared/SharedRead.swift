@@ -1,0 +1,9 @@
+/// What the shared cache had for a product.
+public enum SharedRead: Sendable, Equatable {
+    /// A stored page, `age` after it was stored, under the product's current generation.
+    case page(SharedPage, age: Duration, generation: SharedGeneration)
+    /// No page, and this replica now holds the load lease: it loads and stores.
+    case claimed(SharedClaim)
+    /// No page, and another replica holds the lease: its page should appear soon.
+    case loadingElsewhere
+}

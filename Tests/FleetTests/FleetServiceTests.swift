@@ -1,0 +1,154 @@
+import Fleet
+import Locking
+import ProductDetails
+import RESP
+import Testing
+import Timekeeping
+import TestSupport
+
+/// Replicas (services in one process, each with its own Redis connection) sharing one real
+/// `redis-server`: one load per product for the whole fleet, L2 hits that fill L1, loads an
+/// invalidation overtook stored nowhere, a dead lease holder taken over, and Redis gone.
+@Suite("Fleet of services on one Redis", .timeLimit(.minutes(1)))
+struct FleetServiceTests {
+    let server: RedisServer
+    let catalog = CountingCatalog()
+    let events = FleetEventLog()
+    let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
+
+    init() async throws {
+        server = try await SharedRedis.server()
+    }
+
+    /// A replica. The lease is long by default: a loaded test host may delay a renewal past a
+    /// short one, and a lapse there would (rightly) let a waiter load too.
+    func replica(on server: RedisServer? = nil, lease: Duration = .seconds(30), breakerFailures: Int = 5) throws -> (ProductDetailsService, SerialRedisRunner) {
+        let runner = try SerialRedisRunner(port: (server ?? self.server).port)
+        let time = ClockTimeSource()
+        let settings = SharedCacheSettings(timeout: .seconds(2), leaseDuration: lease, breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
+        let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: lease, generationLifetime: .seconds(600))
+        // A deadline no loaded test host reaches: waiters must wait for the holder, not give up.
+        var serviceSettings = ServiceSettings()
+        serviceSettings.requestDeadline = .seconds(30)
+        let service = ProductDetailsService(
+            products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time, events: events,
+            shared: SharedCache(store: store, settings: settings, time: time, events: events)
+        )
+        return (service, runner)
+    }
+
+    @Test func aHerdOverThreeReplicasCostsOneCallPerRoute() async throws {
+        let replicas = try (0..<3).map { _ in try replica().0 }
+        catalog.hold()
+        let answers = try await withThrowingTaskGroup(of: DetailAnswer.self) { group in
+            for replica in replicas {
+                for _ in 0..<20 {
+                    group.addTask { try await replica.detail(id: "p1") }
+                }
+            }
+            // The first loader is held upstream; the others wait for its page.
+            try await eventually { catalog.heldCount == 1 && events.count("lease waited") == 2 }
+            catalog.release()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 60)
+        #expect(Set(answers.map(\.document.body)).count == 1)
+        for route in ["products", "reviews", "suggestions"] {
+            #expect(catalog.calls(route) == 1, "\(route): \(events.all)")
+        }
+        #expect(events.count("lease won") == 1)
+        let sharedHits = answers.filter { $0.cache.shared?.result == .hit && $0.cache.shared?.collapsed == true }
+        #expect(sharedHits.count == 40)
+        #expect(answers.filter { $0.cache.shared?.stored == true }.count == 20)
+    }
+
+    @Test func aSharedHitFillsL1AndTheNextAnswerDoesNotAskRedis() async throws {
+        let (first, _) = try replica()
+        let (second, secondRedis) = try replica()
+        _ = try await first.detail(id: "p1")
+        let fromShared = try await second.detail(id: "p1")
+        #expect(fromShared.cache.result == .miss && fromShared.cache.shared?.result == .hit, "\(fromShared.cache)")
+        #expect(catalog.calls("products") == 1)
+        let commands = await secondRedis.sent.count
+        let local = try await second.detail(id: "p1")
+        #expect(local.cache.result == .hit && local.cache.shared == nil)
+        #expect(await secondRedis.sent.count == commands)
+    }
+
+    @Test func aLoadThatBeganBeforeAnInvalidationIsStoredNowhere() async throws {
+        let (first, _) = try replica()
+        let (second, _) = try replica()
+        catalog.hold()
+        async let old = first.detail(id: "p1")
+        try await eventually { catalog.heldCount == 1 }
+        catalog.bumpVersion()
+        #expect(await second.invalidate(id: "p1") == .fleet(receivers: 0))
+        catalog.release()
+        let overtaken = try await old
+        #expect(overtaken.cache.shared?.stored == false)
+        let fresh = try await second.detail(id: "p1")
+        #expect(String(decoding: fresh.document.body, as: UTF8.self).contains("v2"))
+        #expect(fresh.cache.shared?.result == .miss)
+    }
+
+    @Test func aDeadHolderCostsItsWaitersOneLapseThenOneTakesOver() async throws {
+        let (replica, _) = try replica()
+        // A holder that took the lease and died: nobody renews it.
+        let redis = try SerialRedisRunner(port: server.port)
+        let dead = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(60), generationLifetime: .seconds(600))
+        guard case .claimed(let claim) = try await dead.read(id: "p1", deadline: .seconds(1_000_000)) else {
+            Issue.record("the dead holder did not get the lease")
+            return
+        }
+        async let waiting = replica.detail(id: "p1")
+        try await eventually { events.count("lease waited") == 1 }
+        // Its lease lapses now, rather than after a wait a loaded host would make unreliable.
+        let lease = keys.lease(of: "p1", at: SharedGenerationKey(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        _ = try await redis.run(.command(RESPCommand("PEXPIRE", .string(lease), 1)), deadline: .seconds(1_000_000))
+        let answer = try await waiting
+        #expect(answer.document.status == 200)
+        #expect(answer.cache.shared?.result == .miss && answer.cache.shared?.collapsed == true)
+        #expect(events.count("lease taken_over") == 1)
+        #expect(catalog.calls("products") == 1)
+    }
+
+    @Test func withRedisGoneTheBreakerOpensAndPagesStillLoad() async throws {
+        let server = try await RedisServer.started()
+        let (replica, redis) = try replica(on: server, breakerFailures: 3)
+        server.stop()
+        for index in 0..<10 {
+            let answer = try await replica.detail(id: "p\(index)")
+            #expect(answer.document.status == 200)
+            #expect(answer.cache.shared?.result == .bypass)
+        }
+        #expect(events.count("breaker open") == 1)
+        #expect(await redis.sent.count == 3, "no Redis command while the breaker is open")
+        #expect(catalog.calls("products") == 10)
+        #expect(await replica.invalidate(id: "p1") != .fleet(receivers: 0))
+    }
+}
+
+/// Fleet events as lines, counted by tests.
+final class FleetEventLog: ServiceEvents {
+    private let lines = Locked<[String]>([])
+
+    func count(_ line: String) -> Int { lines.withLock { $0.filter { $0 == line }.count } }
+    var all: [String] { lines.withLock { $0 } }
+
+    func sharedRead(_ result: SharedReadResult) { lines.withLock { $0.append("read \(result.rawValue)") } }
+    func lease(_ result: LeaseResult) { lines.withLock { $0.append("lease \(result.rawValue)") } }
+    func sharedBreaker(_ state: CircuitBreaker.State) { lines.withLock { $0.append("breaker \(state.label)") } }
+}
+
+/// Polls `condition` until it holds (or fails the test after `timeout`).
+func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while !(await condition()) {
+        guard clock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}

@@ -1,0 +1,170 @@
+import Fleet
+import ProductDetails
+import RESP
+import Testing
+import TestSupport
+
+/// The shared cache's scripts against a real `redis-server`: leases, stores guarded by lease and
+/// generation, and invalidation by token that no eviction or restart can undo.
+@Suite("Redis page store", .timeLimit(.minutes(1)))
+struct RedisPageStoreTests {
+    let server: RedisServer
+    let redis: SerialRedisRunner
+    let store: RedisPageStore
+    /// Tests share one server, each under a prefix of its own.
+    let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
+    static let far = Duration.seconds(1_000_000)
+
+    init() async throws {
+        server = try await SharedRedis.server()
+        redis = try SerialRedisRunner(port: server.port)
+        store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(5), generationLifetime: .seconds(600))
+    }
+
+    static func page(_ text: String = "{\"id\":\"p1\"}", ttl: Duration = .seconds(60)) -> SharedPage {
+        SharedPage(
+            document: CachedDocument(status: 200, body: Array(text.utf8)), ttl: ttl,
+            staleIfError: .seconds(300), staleWhileRevalidate: .seconds(30)
+        )
+    }
+
+    func claim(_ id: String) async throws -> SharedClaim {
+        let read = try await store.read(id: id, deadline: Self.far)
+        guard case .claimed(let claim) = read else {
+            Issue.record("expected a claim, got \(read)")
+            throw RedisServerError.notInstalled
+        }
+        return claim
+    }
+
+    func raw(_ arguments: RESPArgument...) async throws -> RESPValue {
+        try await redis.run(.command(RESPCommand(arguments: arguments)), deadline: Self.far)
+    }
+
+    @Test func theFirstReaderLoadsTheOthersWaitThenEveryoneReadsThePage() async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        guard case .page(let page, let age, let generation) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the stored page")
+            return
+        }
+        #expect(page == Self.page())
+        #expect(age >= .zero && age < .seconds(5))
+        #expect(generation == claim.generation)
+        // The lease went with the store.
+        #expect(try await raw("EXISTS", .string(keys.lease(of: "p1", at: .init(epoch: generation.epoch, generation: generation.generation)))) == .integer(0))
+    }
+
+    @Test func aLoadOvertakenByAnInvalidationIsNotStored() async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.invalidate(id: "p1", deadline: Self.far) == 0)
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far) == false)
+        // The product starts over under its new generation.
+        let next = try await self.claim("p1")
+        #expect(next.generation != claim.generation)
+    }
+
+    @Test func invalidatingEverythingRefusesEveryOlderLoadAndHidesEveryPage() async throws {
+        let first = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
+        let second = try await claim("p2")
+        #expect(try await store.invalidateAll(deadline: Self.far) == 0)
+        #expect(try await store.store(Self.page(), under: second, deadline: Self.far) == false)
+        guard case .claimed = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("the page stored before DELETE /cache came back")
+            return
+        }
+    }
+
+    @Test(arguments: ["generation", "epoch"])
+    func aLostTokenNeverBringsAnOldPageBack(lost: String) async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        // Eviction or a Redis restart without persistence: the token is simply gone.
+        let key = lost == "epoch" ? keys.epoch : keys.generation(of: "p1")
+        #expect(try await raw("DEL", .string(key)) == .integer(1))
+        guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("a page stored under the lost \(lost) token was read again")
+            return
+        }
+        #expect(next.generation != claim.generation)
+    }
+
+    @Test func onlyTheCurrentHolderMayStore() async throws {
+        let first = try await claim("p1")
+        // The lease lapses (its holder stalled) and another replica takes it.
+        let generation = SharedGenerationKey(epoch: first.generation.epoch, generation: first.generation.generation)
+        #expect(try await raw("DEL", .string(keys.lease(of: "p1", at: generation))) == .integer(1))
+        let second = try await claim("p1")
+        #expect(try await store.renew(first, deadline: Self.far) == false)
+        #expect(try await store.store(Self.page("late"), under: first, deadline: Self.far) == false)
+        #expect(try await store.renew(second, deadline: Self.far))
+        #expect(try await store.store(Self.page("current"), under: second, deadline: Self.far))
+        guard case .page(let page, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the current holder's page")
+            return
+        }
+        #expect(page.document.body == Array("current".utf8))
+    }
+
+    @Test func releasingLetsTheNextReaderLoadAtOnce() async throws {
+        let first = try await claim("p1")
+        try await store.release(first, deadline: Self.far)
+        _ = try await claim("p1")
+    }
+
+    @Test func aStalePageCanBeClaimedOnceForItsRefresh() async throws {
+        let first = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
+        let refresh = try await store.claim(id: "p1", generation: first.generation, deadline: Self.far)
+        #expect(refresh != nil)
+        #expect(try await store.claim(id: "p1", generation: first.generation, deadline: Self.far) == nil)
+    }
+
+    @Test func aValueInAnotherFormatIsAMissAndIsDeleted() async throws {
+        let claim = try await claim("p1")
+        let key = keys.page(of: "p1", at: .init(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
+        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(try await raw("EXISTS", .string(key)) == .integer(0))
+    }
+
+    @Test func theRedisExpiryKeepsThePageThroughItsStaleWindows() async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        let key = keys.page(of: "p1", at: .init(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        let remaining = try await raw("PTTL", .string(key)).integer ?? 0
+        #expect(remaining > 355_000 && remaining <= 360_000)
+        // Aged past its TTL (as if stored 70 s ago): read back as 10 s stale.
+        #expect(try await raw("PEXPIRE", .string(key), 290_000) == .integer(1))
+        guard case .page(let page, let age, _) = try await store.read(id: "p1", deadline: Self.far),
+              case .stale(_, let staleness, let revalidate, let usableOnError) = page.standing(age: age)
+        else {
+            Issue.record("expected a stale page")
+            return
+        }
+        #expect(staleness > .seconds(9) && staleness <= .seconds(11))
+        #expect(revalidate && usableOnError)
+    }
+
+    @Test func anInvalidationCountsItsReceivers() async throws {
+        let server = try await RedisServer.started()
+        let redis = try SerialRedisRunner(port: server.port)
+        let store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(5), generationLifetime: .seconds(600))
+        let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        defer { subscriber.close() }
+        var bytes: [UInt8] = []
+        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
+        try await subscriber.send(bytes)
+        _ = try await subscriber.receiveSome()
+        #expect(try await store.invalidate(id: "p1", deadline: Self.far) == 1)
+        #expect(try await store.invalidateAll(deadline: Self.far) == 1)
+    }
+
+    @Test func anErrorReplyIsAFailureNotAnAnswer() async throws {
+        // A foreign value of another type where the epoch belongs.
+        #expect(try await raw("RPUSH", .string(keys.epoch), "x") == .integer(1))
+        await #expect(throws: SharedStoreFailure.self) { try await store.read(id: "p1", deadline: Self.far) }
+    }
+}
