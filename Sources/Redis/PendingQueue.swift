@@ -49,6 +49,13 @@ struct PendingQueue: Sendable {
         return expired
     }
 
+    /// Marks the command `id` abandoned, if it is here and still live; true when it was.
+    mutating func abandon(_ id: RedisRequestID) -> Bool {
+        guard let index = storage[head...].firstIndex(where: { $0.id == id }), !storage[index].isAbandoned else { return false }
+        storage[index].isAbandoned = true
+        return true
+    }
+
     /// Empties the queue and returns the IDs whose callers still wait, in order.
     mutating func removeAll() -> [RedisRequestID] {
         let live = storage[head...].filter { !$0.isAbandoned }.map(\.id)

@@ -6,7 +6,7 @@
 /// reaches its caller as a `RESPValue`.
 public struct RedisClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
-        case timedOut, notConnected, tooManyPending, shutdown
+        case timedOut, notConnected, tooManyPending, shutdown, cancelled
         case connectFailed, connectTimeout, connectionLost, unresponsive, protocolError, handshakeFailed
         case authenticationFailed, databaseRefused
     }
@@ -47,6 +47,9 @@ public struct RedisClientError: Error, Sendable, Equatable, CustomStringConverti
         .tooManyPending, "Too many commands are waiting for Redis on this connection.")
     public static let shutdown = RedisClientError(
         .shutdown, "The Redis connection is shutting down.")
+    /// The caller's task was cancelled while it waited; its reply, if one comes, is dropped.
+    public static let cancelled = RedisClientError(
+        .cancelled, "The caller stopped waiting for Redis (its task was cancelled).")
 
     // MARK: The connection
 

@@ -75,6 +75,12 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         return false
     }
 
+    /// Whether it has shut down and closed: nothing is in flight and nothing will be written.
+    public var isShutDown: Bool {
+        if case .shutDown = state { return true }
+        return false
+    }
+
     /// Requests written and not yet answered (abandoned ones included) plus queued ones.
     public var pendingCount: Int {
         inFlight.count + queued.count
@@ -122,6 +128,16 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         _ request: RedisRequest, timeout: Duration, now: Duration
     ) -> (id: RedisRequestID, actions: [Action]) {
         submit(request, deadline: now + timeout, now: now)
+    }
+
+    /// The caller of `id` stopped waiting (its task was cancelled) and the shell answered it
+    /// itself: no `succeed` or `fail` follows for it. A written request keeps its place, its
+    /// reply read and thrown away like a timed-out one's; a queued one is never written.
+    public mutating func cancel(_ id: RedisRequestID, now: Duration) -> [Action] {
+        if !inFlight.abandon(id) { _ = queued.abandon(id) }
+        var actions: [Action] = []
+        closeIfDrained(into: &actions)
+        return finish(actions)
     }
 
     /// Why a request submitted now fails at once, if it does.

@@ -68,6 +68,12 @@ public struct RedisSubscriberStateMachine: Sendable {
         return false
     }
 
+    /// Whether it was shut down: no socket is open and none will be.
+    public var isShutDown: Bool {
+        if case .shutDown = state { return true }
+        return false
+    }
+
     /// Opens the first connection.
     public mutating func start(now: Duration) -> [Action] {
         guard case .idle = state else { return [] }

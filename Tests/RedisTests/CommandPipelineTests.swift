@@ -162,4 +162,37 @@ struct CommandPipelineTests {
         #expect(machine.shutdown(now: ms(2)) == [.close, .fail(queued.id, .shutdown), .cancelTimer])
         #expect(machine.connected(now: ms(3)) == [])
     }
+
+    @Test func aCancelledCommandKeepsItsPlaceAndItsReplyIsThrownAway() {
+        var machine = readyCommandMachine()
+        let a = machine.get("a", deadline: ms(500), now: ms(1))
+        let b = machine.get("b", deadline: ms(600), now: ms(2))
+        // The shell answered a's caller itself: only b's deadline is left to watch.
+        #expect(machine.cancel(a.id, now: ms(3)) == [.armTimer(at: ms(600))])
+        #expect(machine.pendingCount == 2)
+        #expect(machine.received(wire("+A\r\n+B\r\n"), now: ms(4)) == [.succeed(b.id, .simpleString(wire("B"))), .cancelTimer])
+        // Cancelling again, or an ID already answered, changes nothing.
+        #expect(machine.cancel(a.id, now: ms(5)) == [])
+        #expect(machine.cancel(b.id, now: ms(5)) == [])
+    }
+
+    @Test func aCancelledQueuedCommandIsNeverWritten() {
+        var machine = commandMachine()
+        #expect(machine.start(now: .zero) == [.connect(host: "redis.test", port: 6379), .armTimer(at: .seconds(1))])
+        let first = machine.get("first", deadline: ms(500), now: ms(1))
+        let second = machine.get("second", deadline: ms(800), now: ms(1))
+        #expect(first.actions == [.armTimer(at: ms(500))])
+        #expect(machine.cancel(first.id, now: ms(2)) == [.armTimer(at: ms(800))])
+        #expect(machine.connected(now: ms(3)) == [.connected, .write(encoded(RESPCommand("GET", "second")))])
+        #expect(machine.received(wire("+S\r\n"), now: ms(4)) == [.succeed(second.id, .simpleString(wire("S"))), .cancelTimer])
+    }
+
+    @Test func drainingClosesWhenItsLastCallerIsCancelled() {
+        var machine = readyCommandMachine()
+        let a = machine.get("a", deadline: ms(500), now: ms(1))
+        #expect(machine.shutdown(now: ms(2)) == [])
+        #expect(!machine.isShutDown)
+        #expect(machine.cancel(a.id, now: ms(3)) == [.close, .cancelTimer])
+        #expect(machine.isShutDown)
+    }
 }
