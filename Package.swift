@@ -13,6 +13,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 // Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
 // the libuv shell that drives it lives above EventLoop.
+// RedisClient is that shell: EventLoop, Redis, RESP, Timekeeping → RedisClient → App. It uses
+// EventLoop's Swift API only (sockets, timers, the resolver), never libuv's C API.
 // Fleet (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through a protocol the Redis client conforms to; App wires them.
 let package = Package(
@@ -35,6 +37,7 @@ let package = Package(
         .target(name: "HTTP1"),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP"]),
+        .target(name: "RedisClient", dependencies: ["EventLoop", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
@@ -50,6 +53,7 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Redis", "RESP", "EventLoop", "TestSupport", "Timekeeping"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),

@@ -1,0 +1,16 @@
+import Redis
+
+/// Where the client reports what metrics and logs need: every command's latency and outcome,
+/// and every connection's changes. Called on the loop thread that owns the connection, inline:
+/// an implementation must be quick and must not block (count, or hand a line to the log).
+public protocol RedisClientObserver: Sendable {
+    /// One `run` call ended, `latency` after it was submitted (on the client's time line).
+    func commandFinished(latency: Duration, outcome: RedisCommandOutcome)
+    /// A connection connected, disconnected, or failed an attempt.
+    func connectionChanged(_ change: RedisConnectionChange)
+}
+
+extension RedisClientObserver {
+    public func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {}
+    public func connectionChanged(_ change: RedisConnectionChange) {}
+}

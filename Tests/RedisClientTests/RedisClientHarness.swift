@@ -1,0 +1,106 @@
+import EventLoop
+import Locking
+import RESP
+import Redis
+import RedisClient
+import Testing
+import TestSupport
+import Timekeeping
+
+/// Everything a live client test needs: a real `redis-server`, loops, a client on them and a
+/// recording observer. `close()` shuts all of it down, the server last.
+final class RedisClientHarness: Sendable {
+    let server: RedisServer
+    let group: EventLoopGroup
+    let time = ClockTimeSource()
+    let observer = RecordingObserver()
+    let client: RedisClient
+
+    init(
+        loops: Int = 2, password: String? = nil, url: ((RedisServer) -> RedisURL)? = nil,
+        configuration: RedisCommandConnectionConfiguration = .init()
+    ) throws {
+        server = try RedisServer(password: password)
+        group = try EventLoopGroup(loopCount: loops)
+        let redisURL = url?(server) ?? RedisURL(host: "127.0.0.1", port: server.port, password: password)
+        client = RedisClient(url: redisURL, loops: group.loops, configuration: configuration, time: time, observer: observer)
+        client.start()
+    }
+
+    func close() async {
+        await client.shutdown()
+        group.shutdown()
+        server.stop()
+    }
+
+    /// A deadline `budget` from now, on the client's time line.
+    func deadline(_ budget: Duration = .seconds(10)) -> Duration {
+        time.now + budget
+    }
+
+    func run(_ name: String, _ arguments: RESPArgument..., budget: Duration = .seconds(10)) async throws(RedisClientError) -> RESPValue {
+        try await client.run(.command(RESPCommand(arguments: [.string(name)] + arguments)), deadline: deadline(budget))
+    }
+
+    /// `run` as a value: the reply or the error.
+    func outcome(_ name: String, _ arguments: RESPArgument..., budget: Duration = .seconds(10)) async -> Result<RESPValue, RedisClientError> {
+        do throws(RedisClientError) {
+            return .success(try await client.run(.command(RESPCommand(arguments: [.string(name)] + arguments)), deadline: deadline(budget)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `body` in a task that prefers `loop`, so the client sees it as that loop's caller.
+    func onLoop<T: Sendable>(_ index: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let loop = group.loops[index]
+        return try await Task(executorPreference: loop) {
+            #expect(EventLoop.current === loop)
+            return try await body()
+        }.value
+    }
+}
+
+/// Records every observer call, for assertions.
+final class RecordingObserver: RedisClientObserver {
+    private let state = Locked(State())
+
+    private struct State {
+        var changes: [RedisConnectionChange] = []
+        var outcomes: [RedisCommandOutcome] = []
+    }
+
+    func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {
+        #expect(latency >= .zero)
+        state.withLock { $0.outcomes.append(outcome) }
+    }
+
+    func connectionChanged(_ change: RedisConnectionChange) {
+        state.withLock { $0.changes.append(change) }
+    }
+
+    var changes: [RedisConnectionChange] { state.withLock { $0.changes } }
+    var outcomes: [RedisCommandOutcome] { state.withLock { $0.outcomes } }
+}
+
+/// Polls `condition` every 10 ms until it holds; fails the test after `limit`.
+func eventually(
+    _ what: Comment, within limit: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let end = clock.now + limit
+    while clock.now < end {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("not within \(limit): \(what)", sourceLocation: sourceLocation)
+}
+
+/// How long `body` took on the wall clock.
+func elapsed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let value = try await body()
+    return (value, start.duration(to: clock.now))
+}
