@@ -153,6 +153,22 @@ struct RedisClientLiveTests {
         await redis.close()
     }
 
+    @Test func aFrozenRedisIsJudgedDeadAfterTheUnansweredLimitAndServesAgainAfterThaw() async throws {
+        let redis = try RedisClientHarness(loops: 1, configuration: .init(unansweredReplyLimit: .milliseconds(500)))
+        #expect(try await redis.run("PING").string == "PONG")
+        redis.server.freeze()
+        let frozen = await redis.outcome("PING", budget: .milliseconds(200))
+        #expect(throws: RedisClientError.timedOut) { try frozen.get() }
+        try await eventually("the silent connection was closed") {
+            redis.observer.changes.contains(.disconnected(.command(loopIndex: 0), .unresponsive))
+        }
+        redis.server.thaw()
+        try await eventually("serving again") {
+            (try? await redis.run("ECHO", "back", budget: .milliseconds(500)).string) == "back"
+        }
+        await redis.close()
+    }
+
     @Test func aCancelledCallerLeavesAtOnceAndItsReplyIsDropped() async throws {
         // BLPOP is meant to stay unanswered: the limit must not close the connection meanwhile.
         let redis = try RedisClientHarness(loops: 1, configuration: .init(unansweredReplyLimit: .seconds(60)))
