@@ -2,20 +2,10 @@ import RESP
 
 extension RedisCommandConnectionStateMachine {
     /// What the shell does, in the order given.
-    public enum Action: Sendable, Equatable {
-        /// Open a TCP connection (resolving the host), then report `connected(now:)` or
-        /// `connectFailed(_:now:)`.
-        case connect(host: String, port: Int)
-        /// Write these bytes after everything written before; report `writeFailed(_:now:)` if
-        /// the socket refuses them.
-        case write([UInt8])
-        /// Close the socket (if any) and deliver no further events from it.
-        case close
-        /// Call `timerFired(now:)` at this instant, replacing any timer armed before: the
-        /// connection needs one timer only.
-        case armTimer(at: Duration)
-        /// Disarm the timer.
-        case cancelTimer
+    public enum Action: Sendable, Equatable, RedisConnectionAction {
+        /// Connect, write, close, or arm or disarm the one timer (spelled `.connect(host:port:)`,
+        /// `.write(_:)`, `.close`, `.armTimer(at:)`, `.cancelTimer`).
+        case socket(RedisSocketAction)
         /// The request's reply: any reply, error replies (`-WRONGTYPE …`) included.
         case succeed(RedisRequestID, RESPValue)
         /// The request got no reply and never will.

@@ -3,8 +3,7 @@ extension RedisCommandConnectionStateMachine {
     public mutating func connected(now: Duration) -> [Action] {
         guard case .connecting(let deadline) = state else { return [] }
         var actions: [Action] = []
-        parser.reset()
-        readBuffer.removeAll(keepingCapacity: true)
+        reader.reset()
         if handshake.steps.isEmpty {
             becomeReady(now: now, into: &actions)
         } else {
@@ -16,26 +15,22 @@ extension RedisCommandConnectionStateMachine {
 
     /// The TCP connection could not be opened (refused, unreachable, name not resolved).
     public mutating func connectFailed(_ detail: String, now: Duration) -> [Action] {
-        guard case .connecting = state else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectFailed.detailed("Could not connect to Redis at \(url.host):\(url.port): \(detail)"), now: now, into: &actions)
-        return finish(actions)
+        attemptFailed(detail, now: now)
     }
 
     /// The server closed the connection (or reset it).
     public mutating func peerClosed(now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectionLost.detailed("Redis closed the connection."), now: now, into: &actions)
-        return finish(actions)
+        socketLost(RedisClientError.connectionLost.detailed("Redis closed the connection."), now: now)
     }
 
     /// The socket refused bytes handed to it.
     public mutating func writeFailed(_ detail: String, now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectionLost.detailed("Writing to Redis failed: \(detail)"), now: now, into: &actions)
-        return finish(actions)
+        socketLost(RedisClientError.connectionLost.detailed("Writing to Redis failed: \(detail)"), now: now)
+    }
+
+    var isConnecting: Bool {
+        if case .connecting = state { return true }
+        return false
     }
 
     var hasOpenSocket: Bool {
@@ -71,8 +66,7 @@ extension RedisCommandConnectionStateMachine {
         if case .draining = state { shuttingDown = true } else { shuttingDown = false }
         actions.append(.close)
         failAll(with: error, into: &actions)
-        parser.reset()
-        readBuffer.removeAll(keepingCapacity: true)
+        reader.reset()
 
         var reconnectAt: Duration?
         if shuttingDown {

@@ -3,27 +3,10 @@ import RESP
 extension RedisCommandConnectionStateMachine {
     /// Bytes read from the socket: every complete reply in them is matched to its request.
     public mutating func received(_ bytes: some Sequence<UInt8>, now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        readBuffer.append(contentsOf: bytes)
-        var actions: [Action] = []
-        var position = 0
-        while hasOpenSocket {
-            let step: (event: RESPReplyParser.Event, consumed: Int)
-            do throws(RESPParseError) {
-                step = try parser.parse(readBuffer, from: position)
-            } catch {
-                connectionEnded(RedisClientError.protocolError.detailed("Redis sent an invalid reply: \(error.detail)"), now: now, into: &actions)
-                return finish(actions)
-            }
-            position += step.consumed
-            guard case .reply(let reply) = step.event else { break }
-            handle(reply, now: now, into: &actions)
-        }
-        if hasOpenSocket { readBuffer.removeFirst(position) }
-        return finish(actions)
+        readReplies(bytes, now: now)
     }
 
-    private mutating func handle(_ reply: RESPValue, now: Duration, into actions: inout [Action]) {
+    mutating func handle(_ reply: RESPValue, now: Duration, into actions: inout [Action]) {
         if case .handshaking(let deadline, var remaining) = state {
             let step = remaining.removeFirst()
             if let failure = RedisHandshake.failure(of: step, reply: reply) {

@@ -46,9 +46,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
     var random: any RandomNumberGenerator & Sendable
     /// Failed attempts since the last successful handshake: the backoff's exponent.
     var failedAttempts = 0
-    var parser: RESPReplyParser
-    /// Bytes received and not yet parsed into a reply.
-    var readBuffer: [UInt8] = []
+    var reader: RedisReplyReader
     /// Written requests, oldest first.
     var inFlight = PendingQueue()
     /// Requests submitted while the connection opens, written once the handshake succeeds.
@@ -66,7 +64,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         self.configuration = configuration
         self.handshake = RedisHandshake(url: url, selectsDatabase: true)
         self.random = random
-        self.parser = RESPReplyParser(limits: configuration.replyLimits)
+        self.reader = RedisReplyReader(limits: configuration.replyLimits)
     }
 
     /// Whether requests are written as they come (the handshake succeeded).
@@ -193,15 +191,6 @@ public struct RedisCommandConnectionStateMachine: Sendable {
             actions.append(.fail(id, error))
         }
     }
-
-    /// Appends the timer change the new state needs: every public event ends here.
-    mutating func finish(_ actions: [Action]) -> [Action] {
-        var actions = actions
-        switch timer.change(to: wantedTimer()) {
-        case .arm(let instant): actions.append(.armTimer(at: instant))
-        case .cancel: actions.append(.cancelTimer)
-        case nil: break
-        }
-        return actions
-    }
 }
+
+extension RedisCommandConnectionStateMachine: RedisConnectionLogic {}

@@ -1,15 +1,9 @@
 extension RedisSubscriberStateMachine {
     /// What the shell does, in the order given.
-    public enum Action: Sendable, Equatable {
-        /// Open a TCP connection, then report `connected(now:)` or `connectFailed(_:now:)`.
-        case connect(host: String, port: Int)
-        /// Write these bytes after everything written before.
-        case write([UInt8])
-        /// Close the socket (if any) and deliver no further events from it.
-        case close
-        /// Call `timerFired(now:)` at this instant, replacing any timer armed before.
-        case armTimer(at: Duration)
-        case cancelTimer
+    public enum Action: Sendable, Equatable, RedisConnectionAction {
+        /// Connect, write, close, or arm or disarm the one timer (spelled `.connect(host:port:)`,
+        /// `.write(_:)`, `.close`, `.armTimer(at:)`, `.cancelTimer`).
+        case socket(RedisSocketAction)
         /// Every channel is subscribed: from now on no message is missed. The owner drops its
         /// whole L1, since invalidations published while it was not subscribed are lost
         /// (`isResubscription` is false for the first subscription of the process). Before the

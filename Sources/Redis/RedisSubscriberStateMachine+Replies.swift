@@ -4,27 +4,10 @@ extension RedisSubscriberStateMachine {
     /// Bytes read from the socket: handshake replies, subscription confirmations, messages and
     /// `PONG`s.
     public mutating func received(_ bytes: some Sequence<UInt8>, now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        readBuffer.append(contentsOf: bytes)
-        var actions: [Action] = []
-        var position = 0
-        while hasOpenSocket {
-            let step: (event: RESPReplyParser.Event, consumed: Int)
-            do throws(RESPParseError) {
-                step = try parser.parse(readBuffer, from: position)
-            } catch {
-                connectionEnded(RedisClientError.protocolError.detailed("Redis sent an invalid reply: \(error.detail)"), now: now, into: &actions)
-                return finish(actions)
-            }
-            position += step.consumed
-            guard case .reply(let reply) = step.event else { break }
-            handle(reply, now: now, into: &actions)
-        }
-        if hasOpenSocket { readBuffer.removeFirst(position) }
-        return finish(actions)
+        readReplies(bytes, now: now)
     }
 
-    private mutating func handle(_ reply: RESPValue, now: Duration, into actions: inout [Action]) {
+    mutating func handle(_ reply: RESPValue, now: Duration, into actions: inout [Action]) {
         if case .subscribing(let deadline, var handshakeLeft, let unconfirmed) = state, let step = handshakeLeft.first {
             handshakeLeft.removeFirst()
             if let failure = RedisHandshake.failure(of: step, reply: reply) {

@@ -41,8 +41,7 @@ public struct RedisSubscriberStateMachine: Sendable {
     var failedAttempts = 0
     /// Whether a subscription ever completed: the next one is a resubscription.
     var hasSubscribed = false
-    var parser: RESPReplyParser
-    var readBuffer: [UInt8] = []
+    var reader: RedisReplyReader
     var timer = TimerSchedule()
 
     /// `channels` must not be empty. `random` draws the reconnect jitter.
@@ -59,7 +58,7 @@ public struct RedisSubscriberStateMachine: Sendable {
         // Channels do not belong to a database: no SELECT.
         self.handshake = RedisHandshake(url: url, selectsDatabase: false)
         self.random = random
-        self.parser = RESPReplyParser(limits: configuration.replyLimits)
+        self.reader = RedisReplyReader(limits: configuration.replyLimits)
     }
 
     /// Whether every channel is subscribed now.
@@ -100,8 +99,7 @@ public struct RedisSubscriberStateMachine: Sendable {
     /// The TCP connection opened: log in and subscribe, in one write.
     public mutating func connected(now: Duration) -> [Action] {
         guard case .connecting(let deadline) = state else { return [] }
-        parser.reset()
-        readBuffer.removeAll(keepingCapacity: true)
+        reader.reset()
         var bytes = handshake.bytes
         RESPCommand(arguments: ["SUBSCRIBE"] + channels.map { .string($0) }).encode(into: &bytes)
         state = .subscribing(deadline: deadline, handshake: handshake.steps[...], unconfirmed: Set(channels))
@@ -109,24 +107,20 @@ public struct RedisSubscriberStateMachine: Sendable {
     }
 
     public mutating func connectFailed(_ detail: String, now: Duration) -> [Action] {
-        guard case .connecting = state else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectFailed.detailed("Could not connect to Redis at \(url.host):\(url.port): \(detail)"), now: now, into: &actions)
-        return finish(actions)
+        attemptFailed(detail, now: now)
     }
 
     public mutating func peerClosed(now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectionLost.detailed("Redis closed the subscriber connection."), now: now, into: &actions)
-        return finish(actions)
+        socketLost(RedisClientError.connectionLost.detailed("Redis closed the subscriber connection."), now: now)
     }
 
     public mutating func writeFailed(_ detail: String, now: Duration) -> [Action] {
-        guard hasOpenSocket else { return [] }
-        var actions: [Action] = []
-        connectionEnded(RedisClientError.connectionLost.detailed("Writing to Redis failed: \(detail)"), now: now, into: &actions)
-        return finish(actions)
+        socketLost(RedisClientError.connectionLost.detailed("Writing to Redis failed: \(detail)"), now: now)
+    }
+
+    var isConnecting: Bool {
+        if case .connecting = state { return true }
+        return false
     }
 
     var hasOpenSocket: Bool {
@@ -146,8 +140,7 @@ public struct RedisSubscriberStateMachine: Sendable {
     mutating func connectionEnded(_ error: RedisClientError, now: Duration, into actions: inout [Action]) {
         let wasSubscribed = isSubscribed
         actions.append(.close)
-        parser.reset()
-        readBuffer.removeAll(keepingCapacity: true)
+        reader.reset()
         var reconnectAt: Duration?
         if error.isPermanent {
             state = .refused(error)
@@ -159,15 +152,6 @@ public struct RedisSubscriberStateMachine: Sendable {
         }
         actions.append(wasSubscribed ? .disconnected(error, reconnectAt: reconnectAt) : .connectAttemptFailed(error, reconnectAt: reconnectAt))
     }
-
-    /// Appends the timer change the new state needs: every public event ends here.
-    mutating func finish(_ actions: [Action]) -> [Action] {
-        var actions = actions
-        switch timer.change(to: wantedTimer()) {
-        case .arm(let instant): actions.append(.armTimer(at: instant))
-        case .cancel: actions.append(.cancelTimer)
-        case nil: break
-        }
-        return actions
-    }
 }
+
+extension RedisSubscriberStateMachine: RedisConnectionLogic {}

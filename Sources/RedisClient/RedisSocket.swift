@@ -1,4 +1,5 @@
 import EventLoop
+import Redis
 import Timekeeping
 
 /// The I/O both Redis connection shells perform for their state machines: connecting (resolve,
@@ -94,6 +95,16 @@ final class RedisSocket {
         attempt &+= 1
         ended.close()
         handler(.peerClosed)
+    }
+
+    func perform(_ action: RedisSocketAction) {
+        switch action {
+        case .connect(let host, let port): connect(host: host, port: port)
+        case .write(let bytes): write(bytes)
+        case .close: close()
+        case .armTimer(let instant): armTimer(at: instant)
+        case .cancelTimer: cancelTimer()
+        }
     }
 
     func write(_ bytes: [UInt8]) {

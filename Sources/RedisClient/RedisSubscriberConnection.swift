@@ -42,29 +42,14 @@ final class RedisSubscriberConnection: @unchecked Sendable {
     }
 
     private func handle(_ event: RedisSocket.Event) {
-        let now = time.now
-        switch event {
-        case .connected: perform(machine.connected(now: now))
-        case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
-        case .received(let bytes): perform(machine.received(bytes, now: now))
-        case .peerClosed: perform(machine.peerClosed(now: now))
-        case .timerFired: perform(machine.timerFired(now: now))
-        }
+        perform(machine.take(event, now: time.now))
     }
 
     private func perform(_ actions: [RedisSubscriberStateMachine.Action]) {
         for action in actions {
             switch action {
-            case .connect(let host, let port):
-                socket.connect(host: host, port: port)
-            case .write(let bytes):
-                socket.write(bytes)
-            case .close:
-                socket.close()
-            case .armTimer(let instant):
-                socket.armTimer(at: instant)
-            case .cancelTimer:
-                socket.cancelTimer()
+            case .socket(let action):
+                socket.perform(action)
             case .subscribed(let isResubscription):
                 subscribed.store(true, ordering: .relaxed)
                 observer?.connectionChanged(.connected(.subscriber))
