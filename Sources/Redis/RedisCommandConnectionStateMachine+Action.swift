@@ -18,5 +18,10 @@ extension RedisCommandConnectionStateMachine {
         /// A connection attempt (TCP or handshake) failed; the next is at `reconnectAt`, or
         /// never (`nil`: the server refused our credentials or database, or shut down).
         case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
+
+        public var socketAction: RedisSocketAction? {
+            if case .socket(let action) = self { return action }
+            return nil
+        }
     }
 }

@@ -3,6 +3,8 @@
 /// shell performs every `.socket(_)` alike.
 public protocol RedisConnectionAction: Sendable, Equatable {
     static func socket(_ action: RedisSocketAction) -> Self
+    /// The socket's action this is, or `nil` for one of the machine's own.
+    var socketAction: RedisSocketAction? { get }
 }
 
 extension RedisConnectionAction {

@@ -17,5 +17,10 @@ extension RedisSubscriberStateMachine {
         /// An attempt failed before every channel was subscribed; the next is at
         /// `reconnectAt`, or never (`nil`: credentials refused, or shut down).
         case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
+
+        public var socketAction: RedisSocketAction? {
+            if case .socket(let action) = self { return action }
+            return nil
+        }
     }
 }

@@ -4,6 +4,9 @@ import Redis
 /// events under the same names, so their shells feed them in one place.
 protocol RedisSocketDrivenMachine {
     associatedtype Action: RedisConnectionAction
+    var isShutDown: Bool { get }
+    mutating func start(now: Duration) -> [Action]
+    mutating func shutdown(now: Duration) -> [Action]
     mutating func connected(now: Duration) -> [Action]
     mutating func connectFailed(_ detail: String, now: Duration) -> [Action]
     mutating func received(_ bytes: some Sequence<UInt8>, now: Duration) -> [Action]
