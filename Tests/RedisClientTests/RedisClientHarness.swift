@@ -55,6 +55,14 @@ final class RedisClientHarness: Sendable {
         }
     }
 
+    /// A `BLPOP queue 0` in a task of its own, once Redis reports it blocked: a written command
+    /// that stays unanswered until `raw` pushes to `queue`.
+    func blockedPop(seenBy raw: RawRedis) async throws -> Task<RESPValue, any Error> {
+        let blocked = Task { try await run("BLPOP", "queue", 0) }
+        try await eventually("BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
+        return blocked
+    }
+
     /// Runs `body` in a task that prefers `loop`, so the client sees it as that loop's caller.
     func onLoop<T: Sendable>(_ index: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let loop = group.loops[index]
@@ -65,13 +73,18 @@ final class RedisClientHarness: Sendable {
     }
 }
 
-/// Records every observer call, for assertions.
+/// Records every observer call, and a subscription's events, for assertions.
 final class RecordingObserver: RedisClientObserver {
     private let state = Locked(State())
 
     private struct State {
         var changes: [RedisConnectionChange] = []
         var outcomes: [RedisCommandOutcome] = []
+        var events: [RedisSubscriptionEvent] = []
+    }
+
+    func record(_ event: RedisSubscriptionEvent) {
+        state.withLock { $0.events.append(event) }
     }
 
     func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {
@@ -85,6 +98,7 @@ final class RecordingObserver: RedisClientObserver {
 
     var changes: [RedisConnectionChange] { state.withLock { $0.changes } }
     var outcomes: [RedisCommandOutcome] { state.withLock { $0.outcomes } }
+    var events: [RedisSubscriptionEvent] { state.withLock { $0.events } }
 }
 
 /// Polls `condition` every 10 ms until it holds; fails the test after `limit`.

@@ -175,8 +175,7 @@ struct RedisClientLiveTests {
         // BLPOP stays unanswered: the (patient) limit must not close the connection meanwhile.
         let redis = try RedisClientHarness(loops: 1)
         let raw = try RawRedis(redis.server)
-        let blocked = Task { try await redis.run("BLPOP", "queue", 0) }
-        try await eventually("BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
+        let blocked = try await redis.blockedPop(seenBy: raw)
         blocked.cancel()
         let (outcome, cancelTook) = await elapsed { await blocked.result }
         #expect(throws: RedisClientError.cancelled) { try outcome.get() }
@@ -193,8 +192,7 @@ struct RedisClientLiveTests {
     @Test func shutdownWaitsForAWrittenCommandsReply() async throws {
         let redis = try RedisClientHarness(loops: 1)
         let raw = try RawRedis(redis.server)
-        let blocked = Task { try await redis.run("BLPOP", "queue", 0) }
-        try await eventually("BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
+        let blocked = try await redis.blockedPop(seenBy: raw)
         let shutdown = Task { await redis.client.shutdown() }
         // Until the shutdown reaches the loop a PING queues behind the BLPOP (and times out).
         try await eventually("new commands are refused") {
