@@ -43,7 +43,7 @@ extension RedisCommandConnectionStateMachine {
     /// Every handshake reply was right: queued requests are written, in one batch.
     mutating func becomeReady(now: Duration, into actions: inout [Action]) {
         state = .ready
-        failedAttempts = 0
+        reconnects.succeeded()
         actions.append(.connected)
         var bytes: [UInt8] = []
         for var command in queued.takeAll() where !command.isAbandoned {
@@ -74,8 +74,7 @@ extension RedisCommandConnectionStateMachine {
         } else if error.isPermanent {
             state = .refused(error)
         } else {
-            let at = now + configuration.backoff.delay(afterFailures: failedAttempts, using: &random)
-            failedAttempts += 1
+            let at = reconnects.nextAttempt(afterFailureAt: now)
             state = .waitingToReconnect(at: at)
             reconnectAt = at
         }

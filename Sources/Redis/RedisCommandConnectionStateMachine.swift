@@ -43,9 +43,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
     public let configuration: RedisCommandConnectionConfiguration
     let handshake: RedisHandshake
     var state = State.idle
-    var random: any RandomNumberGenerator & Sendable
-    /// Failed attempts since the last successful handshake: the backoff's exponent.
-    var failedAttempts = 0
+    var reconnects: ReconnectSchedule
     var reader: RedisReplyReader
     /// Written requests, oldest first.
     var inFlight = PendingQueue()
@@ -63,7 +61,7 @@ public struct RedisCommandConnectionStateMachine: Sendable {
         self.url = url
         self.configuration = configuration
         self.handshake = RedisHandshake(url: url, selectsDatabase: true)
-        self.random = random
+        self.reconnects = ReconnectSchedule(backoff: configuration.backoff, random: random)
         self.reader = RedisReplyReader(limits: configuration.replyLimits)
     }
 

@@ -36,7 +36,7 @@ extension RedisSubscriberStateMachine {
                 return
             }
             state = .subscribed(.pingDue(at: now + configuration.pingInterval))
-            failedAttempts = 0
+            reconnects.succeeded()
             actions.append(.subscribed(isResubscription: hasSubscribed))
             hasSubscribed = true
         case (.pong, .subscribed(.awaitingPong)):

@@ -37,8 +37,7 @@ public struct RedisSubscriberStateMachine: Sendable {
     public let configuration: RedisSubscriberConfiguration
     let handshake: RedisHandshake
     var state = State.idle
-    var random: any RandomNumberGenerator & Sendable
-    var failedAttempts = 0
+    var reconnects: ReconnectSchedule
     /// Whether a subscription ever completed: the next one is a resubscription.
     var hasSubscribed = false
     var reader: RedisReplyReader
@@ -57,7 +56,7 @@ public struct RedisSubscriberStateMachine: Sendable {
         self.configuration = configuration
         // Channels do not belong to a database: no SELECT.
         self.handshake = RedisHandshake(url: url, selectsDatabase: false)
-        self.random = random
+        self.reconnects = ReconnectSchedule(backoff: configuration.backoff, random: random)
         self.reader = RedisReplyReader(limits: configuration.replyLimits)
     }
 
@@ -145,8 +144,7 @@ public struct RedisSubscriberStateMachine: Sendable {
         if error.isPermanent {
             state = .refused(error)
         } else {
-            let at = now + configuration.backoff.delay(afterFailures: failedAttempts, using: &random)
-            failedAttempts += 1
+            let at = reconnects.nextAttempt(afterFailureAt: now)
             state = .waitingToReconnect(at: at)
             reconnectAt = at
         }
