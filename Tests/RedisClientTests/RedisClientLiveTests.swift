@@ -55,6 +55,12 @@ struct RedisClientLiveTests {
         await redis.close()
     }
 
+    @Test func aHostNameIsResolved() async throws {
+        let redis = try RedisClientHarness(loops: 1, url: { RedisURL(host: "localhost", port: $0.port) })
+        #expect(try await redis.run("PING").string == "PONG")
+        await redis.close()
+    }
+
     @Test func theRightPasswordLogsIn() async throws {
         let redis = try RedisClientHarness(password: "s3cret")
         #expect(try await redis.run("PING").string == "PONG")

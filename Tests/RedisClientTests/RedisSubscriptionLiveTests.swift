@@ -44,6 +44,22 @@ struct RedisSubscriptionLiveTests {
         #expect(redis.events.last == .disconnected(.shutdown))
     }
 
+    @Test func aFrozenServerIsNoticedByPingAndTheSubscriptionReturnsAfterThaw() async throws {
+        let redis = try SubscriptionHarness(
+            channels: ["invalidations"],
+            configuration: RedisSubscriberConfiguration(connectTimeout: .milliseconds(500), pingInterval: .milliseconds(100), pingTimeout: .milliseconds(300)))
+        try await eventually("subscribed") { redis.subscription.isSubscribed }
+        redis.server.freeze()
+        try await eventually("the unanswered PING ended the subscription") {
+            redis.events.contains { if case .disconnected(.unresponsive) = $0 { true } else { false } }
+        }
+        #expect(!redis.subscription.isSubscribed)
+        redis.server.thaw()
+        try await eventually("resubscribed after thaw") { redis.subscription.isSubscribed }
+        #expect(redis.events.last == .subscribed(isResubscription: true))
+        await redis.close()
+    }
+
     @Test func aWrongPasswordIsRefusedOnceAndNotRetried() async throws {
         let redis = try SubscriptionHarness(password: "nope", channels: ["invalidations"])
         let observer = redis.observer

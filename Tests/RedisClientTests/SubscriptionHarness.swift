@@ -18,14 +18,14 @@ final class SubscriptionHarness: Sendable {
     let subscription: RedisSubscription
 
     /// Subscribes to `channels` with `password` (the server's is "pw").
-    init(password: String = "pw", channels: [String]) throws {
+    init(password: String = "pw", channels: [String], configuration: RedisSubscriberConfiguration = patientConfiguration) throws {
         server = try RedisServer(password: "pw")
         group = try EventLoopGroup(loopCount: 1)
         let loop = group.loops[0]
         let observer = observer
         subscription = RedisSubscription(
             url: RedisURL(host: "127.0.0.1", port: server.port, password: password), channels: channels, loop: loop,
-            configuration: Self.patientConfiguration, time: ClockTimeSource(), observer: observer
+            configuration: configuration, time: ClockTimeSource(), observer: observer
         ) { event in
             #expect(loop.inLoop, "events come on the subscription's loop")
             observer.record(event)
