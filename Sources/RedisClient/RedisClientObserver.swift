@@ -4,7 +4,9 @@ import Redis
 /// and every connection's changes. Called on the loop thread that owns the connection, inline:
 /// an implementation must be quick and must not block (count, or hand a line to the log).
 public protocol RedisClientObserver: Sendable {
-    /// One `run` call ended, `latency` after it was submitted (on the client's time line).
+    /// One `run` call ended, `latency` after it reached its connection (on the client's time
+    /// line). A call whose task was already cancelled when it began is not reported: it never
+    /// became a command.
     func commandFinished(latency: Duration, outcome: RedisCommandOutcome)
     /// A connection connected, disconnected, or failed an attempt.
     func connectionChanged(_ change: RedisConnectionChange)
