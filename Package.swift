@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["Locking"]),
         .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RedisClient", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).

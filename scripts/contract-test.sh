@@ -8,6 +8,8 @@
 #   d) hadolint Dockerfile
 #   e) docker-compose -f compose.yaml config -q
 #   f) the binaries built the Dockerfile's way need only libraries the runtime image has (ldd)
+#   g) fleet mode: two replicas sharing a redis-server pass schemathesis too, plus the fleet cases
+#      (shared Cache-Status, X-Invalidation-Receivers, DELETE 503 once Redis is gone)
 # Installs what it needs when missing: a .venv with pinned PyPI tools, Debian's prometheus (for
 # promtool) and docker-compose through scripts/install-deps.sh.
 #
@@ -16,6 +18,7 @@
 #   STATIC_BUILD_DIR        scratch path of the Dockerfile-style static build ($BUILD_DIR/static-contract)
 #   CONTRACT_MAX_EXAMPLES   schemathesis test cases per operation and phase (100)
 #   CONTRACT_SEED           schemathesis seed, fixed so that runs repeat (20261202)
+#   CONTRACT_FLEET_EXAMPLES schemathesis test cases per operation against the fleet replica (25)
 #   SWIFT                   the swift driver (swift)
 set -euo pipefail
 
@@ -26,6 +29,7 @@ BUILD_DIR=${BUILD_DIR:-.build}
 STATIC_BUILD_DIR=${STATIC_BUILD_DIR:-$BUILD_DIR/static-contract}
 MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-100}
 SEED=${CONTRACT_SEED:-20261202}
+FLEET_EXAMPLES=${CONTRACT_FLEET_EXAMPLES:-25}
 VENV=$ROOT/.venv
 REQUIREMENTS=$ROOT/scripts/contract/requirements.txt
 # openapi-core 0.23 needs openapi-spec-validator < 0.9: an environment of its own.
@@ -63,7 +67,7 @@ trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------------------------------------
 step "tools"
-scripts/install-deps.sh prometheus docker-compose
+scripts/install-deps.sh prometheus docker-compose redis-server
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV" 2>/dev/null || {
     rm -rf "$VENV"
@@ -170,6 +174,47 @@ echo "promtool: ${PROMTOOL_OUT:-no problems}"
 "$PY" "$TOOLS" parse-metrics "$WORK/metrics.txt"
 
 # ---------------------------------------------------------------------------------------------
+step "g) fleet mode: two replicas on one redis-server"
+REDIS_PORT=$("$PY" "$TOOLS" free-port)
+start redis redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK"
+REDIS_PID=${pids[-1]}
+for replica in fleet-a fleet-b; do
+  start "$replica" HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
+    REDIS_URL="redis://127.0.0.1:$REDIS_PORT" MAX_REQUEST_LINE_BYTES=1048576 "$BIN/product-details"
+done
+FLEET_A="http://127.0.0.1:$("$PY" "$TOOLS" port "$WORK/fleet-a.log" 20)"
+FLEET_B="http://127.0.0.1:$("$PY" "$TOOLS" port "$WORK/fleet-b.log" 20)"
+"$PY" "$TOOLS" wait-ready "$FLEET_A/readyz" 20
+"$PY" "$TOOLS" wait-ready "$FLEET_B/readyz" 20
+echo "redis 127.0.0.1:$REDIS_PORT, replicas $FLEET_A $FLEET_B"
+set +e
+(cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
+  --url "$FLEET_A" --checks all --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
+  --max-examples "$FLEET_EXAMPLES" --seed "$SEED" --generation-database none \
+  --output-sanitize false --report har --report-har-path "$WORK/fleet.har" \
+  --request-timeout 10 --no-color) >"$WORK/fleet-schemathesis.out" 2>&1
+fleet_status=$?
+set -e
+if [ "$fleet_status" -ne 0 ]; then
+  cat "$WORK/fleet-schemathesis.out"
+  die "schemathesis against the fleet replica failed (exit $fleet_status)"
+fi
+FLEET_CASES=$(grep -oE "[0-9]+ generated" "$WORK/fleet-schemathesis.out" | tail -n1)
+"$PY" "$TOOLS" scrape "$FLEET_A/metrics" "$WORK/fleet-metrics.txt"
+FLEET_PROMTOOL=$(promtool check metrics <"$WORK/fleet-metrics.txt" 2>&1) || { echo "$FLEET_PROMTOOL"; die "promtool check metrics (fleet)"; }
+set +e
+"$PY" "$ROOT/scripts/contract/fleet_cases.py" "$ROOT/openapi.yaml" "$FLEET_A" "$FLEET_B" "$ADMIN_TOKEN_FOR_TEST" "$REDIS_PID" \
+  "$WORK/fleet.jsonl" >"$WORK/fleet-cases.out" 2>&1
+fleet_cases_status=$?
+set -e
+cat "$WORK/fleet-cases.out"
+[ "$fleet_cases_status" -eq 0 ] || die "fleet cases failed"
+FLEET_SUMMARY=$(grep -E "^fleet cases:" "$WORK/fleet-cases.out" | tail -n1)
+FLEET_CORE=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$FLEET_A" \
+  "$WORK/fleet.har" "$WORK/fleet.jsonl" 2>&1) || { echo "$FLEET_CORE"; die "openapi-core response validation (fleet)"; }
+echo "$FLEET_CORE"
+
+# ---------------------------------------------------------------------------------------------
 step "d) hadolint Dockerfile"
 HADOLINT_OUT=$("$VENV/bin/hadolint" --no-color Dockerfile 2>&1) || { echo "$HADOLINT_OUT"; die "hadolint Dockerfile"; }
 echo "hadolint: ${HADOLINT_OUT:-no findings}"
@@ -197,4 +242,6 @@ echo "  promtool check metrics: ${PROMTOOL_OUT:-no problems}"
 echo "  hadolint: ${HADOLINT_OUT:-no findings}"
 echo "  docker-compose config: OK"
 echo "$LDD_OUT" | sed 's/^/  /'
+echo "  fleet mode: schemathesis ${FLEET_CASES:-?} test cases, ${FLEET_SUMMARY}, promtool ${FLEET_PROMTOOL:-no problems}"
+echo "  fleet mode: ${FLEET_CORE}"
 echo "contract: every check passed"

@@ -7,21 +7,47 @@ struct AdminRoutes {
     let service: ProductDetailsService
     /// Nil: the routes answer that they are turned off.
     let token: String?
+    /// Fleet mode: invalidations go to every replica.
+    let fleet: FleetRuntime?
 
     func register(in router: inout Router) {
         let service = self.service
+        let fleet = self.fleet
         let guardian = BearerGuard(token: token)
         router.add(.delete, "/cache/products/{id}") { request, _ in
             if let refusal = guardian.refusal(for: request) { return refusal }
             let id = request.pathParameters["id"] ?? ""
             guard ProductDetailsService.isValidID(id) else { return ProductRoutes.problem(.invalidID) }
-            await service.invalidate(id: id)
-            return HTTPResponse(status: .noContent)
+            let reach = await service.invalidate(id: id)
+            fleet?.published(reach, scope: .product)
+            return Self.answer(reach)
         }
         router.add(.delete, "/cache") { request, _ in
             if let refusal = guardian.refusal(for: request) { return refusal }
-            await service.invalidateAll()
+            let reach = await service.invalidateAll()
+            fleet?.published(reach, scope: .all)
+            return Self.answer(reach)
+        }
+    }
+
+    /// 204, with the number of replicas that received it in fleet mode; 503 when the fleet could
+    /// not be told, since this replica alone forgetting is not what was asked.
+    static func answer(_ reach: InvalidationReach) -> HTTPResponse {
+        switch reach {
+        case .local:
             return HTTPResponse(status: .noContent)
+        case .fleet(let receivers):
+            return HTTPResponse(status: .noContent, headers: ["X-Invalidation-Receivers": String(receivers)])
+        case .localOnly(let failure):
+            let reason: String
+            switch failure {
+            case .timedOut: reason = "Redis did not answer in time."
+            case .unavailable(let detail): reason = detail
+            }
+            return ProblemDetails(
+                status: HTTPStatus(code: 503),
+                detail: "This replica forgot, but the other replicas could not be told: \(reason) Retry once Redis is reachable."
+            ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
         }
     }
 }

@@ -1,5 +1,6 @@
 import EventLoop
 import HTTPClient
+import Redis
 import HTTPServer
 import ProductDetails
 
@@ -23,6 +24,11 @@ public struct AppConfiguration: Sendable {
     public var adminToken: String?
     /// Products in the demo catalog.
     public var demoCatalogSize = 10_000
+    /// Fleet mode: the Redis the replicas share; nil runs a single node.
+    public var redisURL: RedisURL?
+    /// The versioned prefix of every key and channel in Redis.
+    public var redisKeyPrefix = "pd:v1:"
+    public var sharedCache = SharedCacheSettings()
     /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
     /// start-up check of edge-triggered polling fails and the service polls level-triggered.
     var epollInterposerBypass: EpollInterposerBypass = []
@@ -61,6 +67,7 @@ public struct AppConfiguration: Sendable {
             "log lines held while standard output is slow; when full, request lines are dropped first (counted)")
         try readUpstreams(&reader, into: &config)
         try readSemantics(&reader, into: &config)
+        try readFleet(&reader, into: &config)
         config.settings = reader.described
         config.effective = reader.described.map { setting in
             let value = environment[setting.name] ?? setting.defaultValue
@@ -114,6 +121,30 @@ public struct AppConfiguration: Sendable {
         service.maxInFlightLoads = try reader.int("MAX_INFLIGHT_LOADS", default: 10_000, in: 1...1_000_000, "distinct loads at once before 503")
         config.service = service
         config.adminToken = reader.optionalString("ADMIN_TOKEN", "bearer token for DELETE /cache routes; unset turns them off", secret: true)
+    }
+
+    private static func readFleet(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
+        if let text = reader.optionalString("REDIS_URL", "redis://[[user]:password@]host[:port][/db] shared by the replicas of a fleet (no TLS); unset runs a single node", secret: true) {
+            do {
+                config.redisURL = try RedisURL(parsing: text)
+            } catch {
+                throw ConfigurationError(setting: "REDIS_URL", reason: error.detail)
+            }
+        }
+        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v1:", "prefix of every Redis key and channel; change the version when the stored format changes")
+        guard (1...64).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ConfigurationError(setting: "REDIS_KEY_PREFIX", reason: "use 1 to 64 printable ASCII characters without spaces")
+        }
+        config.redisKeyPrefix = prefix
+        var shared = SharedCacheSettings()
+        shared.timeout = .milliseconds(try reader.int("REDIS_TIMEOUT_MS", default: 250, in: 1...10_000, "Redis time a cache miss may spend in all before it loads by itself"))
+        shared.leaseDuration = .milliseconds(try reader.int("REDIS_LEASE_MS", default: 1000, in: 100...60_000, "lifetime of a product's load lease unless its holder renews it"))
+        shared.breakerFailures = try reader.int("REDIS_BREAKER_FAILURES", default: 5, in: 1...1000, "Redis failures in a row that open the breaker (requests then skip Redis)")
+        shared.breakerOpenFor = .milliseconds(try reader.int("REDIS_BREAKER_OPEN_MS", default: 5000, in: 100...600_000, "time the open breaker keeps requests off Redis before one probe"))
+        shared.disconnectedFreshness = .milliseconds(try reader.int(
+            "REDIS_DISCONNECTED_FRESHNESS_MS", default: 2000, in: 0...600_000,
+            "longest a locally cached page counts as fresh while invalidations from the fleet may be missed"))
+        config.sharedCache = shared
     }
 
     /// `--help` text: every setting with its default.

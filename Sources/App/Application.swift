@@ -23,11 +23,13 @@ public final class Application: Sendable {
     public let logger: Logger
     /// The in-process demo catalog when no upstream is configured.
     public let demoCatalog: CatalogStub?
+    /// Redis and the shared cache, in fleet mode.
+    let fleet: FleetRuntime?
     private let signals = SignalWaiter()
 
     private init(
         configuration: AppConfiguration, group: EventLoopGroup, server: HTTPServer, client: HTTPClient,
-        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?
+        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, fleet: FleetRuntime?
     ) {
         self.configuration = configuration
         self.group = group
@@ -36,6 +38,7 @@ public final class Application: Sendable {
         self.service = service
         self.logger = logger
         self.demoCatalog = demoCatalog
+        self.fleet = fleet
     }
 
     /// How long stopping waits for the log writer to write what is buffered: a sink stuck in
@@ -93,17 +96,28 @@ public final class Application: Sendable {
         }
         let client = HTTPClient(group: group, configuration: configuration.client)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger))
+        let fleetLog = configuration.redisURL.map { _ in FleetLog(logger: logger) }
+        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger), fleetLog: fleetLog)
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
+        // One time line for the domain and the Redis client: the shared cache's deadlines are
+        // computed on one and enforced on the other.
+        let time = ClockTimeSource(LoopClock(fallbackLoop: group.loops[0]))
+        var fleet: FleetRuntime?
+        if let url = configuration.redisURL, let fleetLog, let fleetMetrics = metrics.fleet {
+            fleet = FleetRuntime(
+                url: url, keyPrefix: configuration.redisKeyPrefix, settings: configuration.sharedCache,
+                service: configuration.service, group: group, time: time, events: metrics, metrics: fleetMetrics, log: fleetLog)
+        }
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
-            time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])), events: metrics)
+            time: time, events: metrics, shared: fleet?.shared)
+        fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
         ProductRoutes(service: service).register(in: &router)
-        AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
+        AdminRoutes(service: service, token: configuration.adminToken, fleet: fleet).register(in: &router)
         MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(
@@ -119,10 +133,18 @@ public final class Application: Sendable {
             ("version", AppVersion.current), ("allocator", AllocatorTuning.current),
             ("polling", configuration.server.edgeTriggeredPolling ? "edge" : "level"), ("pollingCheck", pollingCheck),
         ])
+        if let fleet {
+            logger.lifecycle("fleet mode: replicas share a Redis cache", [
+                ("redis", fleet.url.description), ("keyPrefix", fleet.keys.prefix),
+                ("timeoutMs", String(Int(configuration.sharedCache.timeout / .milliseconds(1)))),
+            ])
+        } else {
+            logger.lifecycle("single-node mode: REDIS_URL is not set, the cache is this process's own")
+        }
         logger.info("configuration", configuration.effective)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
-            logger: logger, demoCatalog: demoCatalog)
+            logger: logger, demoCatalog: demoCatalog, fleet: fleet)
     }
 
     /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when
@@ -166,6 +188,7 @@ public final class Application: Sendable {
             logger.warn("shutdown grace period ended: requests cut short with 503", [("cutShort", String(cutShort))])
         }
         await client.shutdown()
+        await fleet?.shutdown()
         await demoCatalog?.shutdown()
         group.shutdown()
         logger.lifecycle("stopped", [("cutShort", String(cutShort))])

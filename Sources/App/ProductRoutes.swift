@@ -101,7 +101,15 @@ struct ProductRoutes {
 
     /// RFC 9211: `product-details; hit; ttl=41`, `product-details; fwd=miss; collapsed; ttl=60`,
     /// `product-details; fwd=stale; ttl=-3; detail=error`.
+    ///
+    /// In fleet mode, when this replica's cache did not answer alone, the shared cache comes first
+    /// (RFC 9211 lists caches from the origin's side): `product-details-shared; hit; ttl=41,
+    /// product-details; fwd=miss; ttl=41`.
     static func appendCacheStatus(_ outcome: CacheOutcome, to value: inout FieldBlock) {
+        if let shared = outcome.shared {
+            appendSharedStatus(shared, to: &value)
+            value.append(", ")
+        }
         value.append("product-details")
         switch outcome.result {
         case .hit: value.append("; hit")
@@ -116,6 +124,22 @@ struct ProductRoutes {
         if let reason = outcome.servedStaleBecause {
             value.append("; detail=")
             value.append(reason)
+        }
+    }
+
+    static func appendSharedStatus(_ shared: SharedCacheStatus, to value: inout FieldBlock) {
+        value.append("product-details-shared")
+        switch shared.result {
+        case .hit: value.append("; hit")
+        case .miss: value.append("; fwd=miss")
+        case .stale: value.append("; fwd=stale")
+        case .bypass: value.append("; fwd=bypass; detail=unavailable")
+        }
+        if shared.stored { value.append("; stored") }
+        if shared.collapsed { value.append("; collapsed") }
+        if let ttl = shared.ttlRemaining {
+            value.append("; ttl=")
+            value.appendDecimal(ttl.components.seconds.clampedToInt)
         }
     }
 

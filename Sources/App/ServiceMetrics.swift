@@ -22,9 +22,16 @@ final class ServiceMetrics: ServiceEvents {
     private let budgetExhausted: [Upstream: Counter]
     /// Where upstream faults are also logged; nil in tests that only count.
     private let faultLog: UpstreamFaultLog?
+    /// The fleet's series, in fleet mode.
+    let fleet: FleetMetrics?
 
-    init(group: EventLoopGroup, faultLog: UpstreamFaultLog? = nil) {
+    init(group: EventLoopGroup, faultLog: UpstreamFaultLog? = nil, fleetLog: FleetLog? = nil) {
         self.faultLog = faultLog
+        if let fleetLog {
+            fleet = FleetMetrics(registry: registry, log: fleetLog)
+        } else {
+            fleet = nil
+        }
         requestSeries = LoopLocal(group: group)
         var cacheResults: [CacheResult: Counter] = [:]
         for result in CacheResult.allCases {
@@ -147,6 +154,10 @@ final class ServiceMetrics: ServiceEvents {
     }
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
+
+    func sharedRead(_ result: SharedReadResult) { fleet?.sharedRead(result) }
+    func lease(_ result: LeaseResult) { fleet?.lease(result) }
+    func sharedBreaker(_ state: CircuitBreaker.State) { fleet?.breaker(state) }
 
     /// Evictions happen on the insert path of a busy cache: the three series are looked up once,
     /// at start, not under the registry's lock per eviction.

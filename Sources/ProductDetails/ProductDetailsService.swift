@@ -142,6 +142,12 @@ public final class ProductDetailsService: Sendable {
         return InvalidationReach(await shared.invalidate(id: nil))
     }
 
+    /// Caps how long a locally cached page counts as fresh (`nil` lifts it): in fleet mode, while
+    /// invalidations sent by other replicas may be missed.
+    public func capLocalFreshness(to cap: Duration?) {
+        cache.capFreshness(to: cap)
+    }
+
     /// ``invalidate(id:)`` on this replica only: for an invalidation another replica sent.
     public func forgetLocally(id: String) async {
         cache.invalidate(id)

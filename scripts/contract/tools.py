@@ -152,6 +152,14 @@ def ldd_check(paths):
         fail("libraries the runtime image does not have:\n  " + "\n  ".join(bad))
 
 
+def free_port():
+    """Prints a loopback port the kernel just handed out (bound, read back, closed)."""
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        print(probe.getsockname()[1])
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -166,6 +174,8 @@ def main(argv):
         scrape(*args)
     elif command == "parse-metrics":
         parse_metrics(*args)
+    elif command == "free-port":
+        free_port()
     elif command == "ldd-check":
         ldd_check(args)
     else:

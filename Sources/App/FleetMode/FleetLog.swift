@@ -1,0 +1,58 @@
+import ProductDetails
+import Redis
+import RedisClient
+
+/// The fleet's log lines: Redis connections and the breaker. Losing Redis is a warning (the
+/// service still answers, as a single node); failed reconnect attempts repeat while Redis is down,
+/// so they are rate limited and say how many were held back.
+final class FleetLog: Sendable {
+    private let logger: Logger
+    private let attempts = LogRateLimiter(linesPerSecond: 1)
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func connection(_ change: RedisConnectionChange) {
+        switch change {
+        case .connected(let role):
+            logger.info("redis connected", [("connection", role.logLabel)])
+        case .disconnected(let role, let error):
+            guard error != .shutdown else { return }
+            logger.warn("redis connection lost: reconnecting", [("connection", role.logLabel), ("reason", error.detail)])
+        case .connectAttemptFailed(let role, let error):
+            guard let heldBack = attempts.admit() else { return }
+            var fields = [("connection", role.logLabel), ("reason", error.detail)]
+            if heldBack > 0 { fields.append(("suppressed", String(heldBack))) }
+            if error.isPermanent {
+                logger.error("redis refused this service: fix REDIS_URL (no retry)", fields)
+            } else {
+                logger.warn("redis connect attempt failed", fields)
+            }
+        }
+    }
+
+    func breaker(_ state: CircuitBreaker.State) {
+        switch state {
+        case .open:
+            logger.warn("redis circuit breaker open: requests skip Redis (single-node behaviour)", [("state", state.label)])
+        case .halfOpen:
+            logger.info("redis circuit breaker half-open: one request probes Redis", [("state", state.label)])
+        case .closed:
+            logger.info("redis circuit breaker closed: the shared cache is used again", [("state", state.label)])
+        }
+    }
+
+    func subscription(_ event: String, _ fields: [(String, String)] = []) {
+        logger.info(event, fields)
+    }
+}
+
+extension RedisConnectionRole {
+    var logLabel: String {
+        switch self {
+        case .command(let loop): "command (loop \(loop))"
+        case .subscriber: "subscriber"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Metrics
+import ProductDetails
+import Redis
+import RedisClient
+
+/// The fleet's series: shared-cache reads, leases, the breaker, Redis commands and connections,
+/// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's
+/// `/metrics` is unchanged. Every series is made once, here: the hot paths only increment.
+final class FleetMetrics: RedisClientObserver {
+    private let reads: [SharedReadResult: Counter]
+    private let leases: [LeaseResult: Counter]
+    private let breakerTransitions: [String: Counter]
+    private let breakerState: Gauge
+    private let commands: [String: Counter]
+    private let commandDuration: Histogram
+    private let published: [String: Counter]
+    private let received: [String: Counter]
+    private let flushes: [String: Counter]
+    private let subscriberConnected: Gauge
+    private let reconnects: [String: Counter]
+    /// Where connection changes are also logged.
+    private let log: FleetLog
+
+    init(registry: MetricsRegistry, log: FleetLog) {
+        self.log = log
+        func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
+            Dictionary(uniqueKeysWithValues: keys.map { key, value in
+                (key, registry.counter(name, help: help, labels: [(label, value)]))
+            })
+        }
+        reads = counters("l2_reads_total", "Reads of the shared cache (Redis) by result.", "result", SharedReadResult.allCases.map { ($0, $0.rawValue) })
+        leases = counters("leases_total", "Fleet-wide loads this replica took part in: lease won, waited for another replica, or taken over after a lapse.", "result", LeaseResult.allCases.map { ($0, $0.rawValue) })
+        let states = [CircuitBreaker.State.closed, .open, .halfOpen].map(\.label)
+        breakerTransitions = counters("redis_breaker_transitions_total", "Changes of the Redis circuit breaker, by new state.", "to", states.map { ($0, $0) })
+        breakerState = registry.gauge("redis_breaker_state", help: "The Redis circuit breaker: 0 closed, 1 open (Redis skipped), 2 half-open.")
+        let outcomes = ["reply", "error_reply", "timeout", "failed"]
+        commands = counters("redis_commands_total", "Redis commands by outcome.", "outcome", outcomes.map { ($0, $0) })
+        commandDuration = registry.histogram("redis_command_duration_seconds", help: "Time from a Redis command reaching its connection to its reply or failure.", buckets: DefaultBuckets.latencySeconds)
+        published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", ["product", "all"].map { ($0, $0) })
+        received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", ["product", "all"].map { ($0, $0) })
+        flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
+        subscriberConnected = registry.gauge("redis_subscriber_connected", help: "1 while the invalidation subscription is active, 0 while invalidations may be missed.")
+        reconnects = counters("redis_reconnects_total", "Redis connections lost (each is reopened), by connection.", "connection", ["command", "subscriber"].map { ($0, $0) })
+    }
+
+    func sharedRead(_ result: SharedReadResult) { reads[result]?.increment() }
+    func lease(_ result: LeaseResult) { leases[result]?.increment() }
+
+    func breaker(_ state: CircuitBreaker.State) {
+        breakerState.set(Double(state.gaugeValue))
+        breakerTransitions[state.label]?.increment()
+        log.breaker(state)
+    }
+
+    func published(_ message: InvalidationScope) { published[message.rawValue]?.increment() }
+    func received(_ message: InvalidationScope) { received[message.rawValue]?.increment() }
+    func flushed(because reason: String) { flushes[reason]?.increment() }
+    func subscription(active: Bool) { subscriberConnected.set(active ? 1 : 0) }
+
+    // MARK: RedisClientObserver
+
+    func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {
+        let label: String
+        switch outcome {
+        case .reply: label = "reply"
+        case .errorReply: label = "error_reply"
+        case .timedOut: label = "timeout"
+        case .failed: label = "failed"
+        }
+        commands[label]?.increment()
+        commandDuration.observe(latency)
+    }
+
+    func connectionChanged(_ change: RedisConnectionChange) {
+        if case .disconnected(let role, let error) = change, error != .shutdown {
+            reconnects[role.metricsLabel]?.increment()
+        }
+        log.connection(change)
+    }
+}
+
+/// What an invalidation covered: a metrics label.
+enum InvalidationScope: String {
+    case product
+    case all
+}
+
+extension RedisConnectionRole {
+    var metricsLabel: String {
+        switch self {
+        case .command: "command"
+        case .subscriber: "subscriber"
+        }
+    }
+}

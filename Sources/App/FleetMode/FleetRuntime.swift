@@ -1,0 +1,107 @@
+import EventLoop
+import Fleet
+import ProductDetails
+import Redis
+import RedisClient
+import Locking
+import Timekeeping
+
+/// Fleet mode's moving parts: the pipelined Redis client (one connection per loop), the shared
+/// page store on it, and the one invalidation subscription of the process, whose events keep
+/// this replica's L1 honest.
+///
+/// While the subscription is down, invalidations sent by other replicas may be lost (pub/sub
+/// delivers at most once), so L1 freshness is capped; when it is back, the whole L1 is dropped.
+final class FleetRuntime: Sendable {
+    let url: RedisURL
+    let keys: FleetKeys
+    let client: RedisClient
+    let shared: SharedCache
+    private let settings: SharedCacheSettings
+    private let metrics: FleetMetrics
+    private let log: FleetLog
+    /// Set once the service exists (it needs `shared` first); read by subscription events.
+    private let subscription: SubscriptionBox
+
+    init(
+        url: RedisURL, keyPrefix: String, settings: SharedCacheSettings, service serviceSettings: ServiceSettings,
+        group: EventLoopGroup, time: any TimeSource, events: ServiceEvents, metrics: FleetMetrics, log: FleetLog
+    ) {
+        self.url = url
+        self.keys = FleetKeys(prefix: keyPrefix)
+        self.settings = settings
+        self.metrics = metrics
+        self.log = log
+        var commandSettings = RedisCommandConnectionConfiguration()
+        commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
+        client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: metrics)
+        // Generation tokens outlive every page stored under them, so one expires only after its pages.
+        let longestPage = max(serviceSettings.ttl, serviceSettings.notFoundTTL) + max(serviceSettings.staleIfError, serviceSettings.staleWhileRevalidate)
+        let store = RedisPageStore(
+            redis: client, keys: keys, leaseDuration: settings.leaseDuration,
+            generationLifetime: max(.seconds(60), longestPage * 2))
+        shared = SharedCache(store: store, settings: settings, time: time, events: events)
+        subscription = SubscriptionBox()
+        metrics.subscription(active: false)
+    }
+
+    /// Connects, and subscribes on `loop` with `service` forgetting what the fleet invalidates.
+    func start(service: ProductDetailsService, loop: EventLoop, time: any TimeSource) {
+        // Until the first subscription, invalidations may be missed too.
+        service.capLocalFreshness(to: settings.disconnectedFreshness)
+        client.start()
+        let subscription = RedisSubscription(
+            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics
+        ) { [metrics, log, settings] event in
+            switch event {
+            case .subscribed(let isResubscription):
+                metrics.subscription(active: true)
+                if isResubscription {
+                    metrics.flushed(because: "resubscribed")
+                    log.subscription("redis subscription restored: local cache dropped, invalidations may have been missed")
+                    Task { await service.forgetAllLocally(); service.capLocalFreshness(to: nil) }
+                } else {
+                    service.capLocalFreshness(to: nil)
+                }
+            case .message(_, let payload):
+                guard let message = InvalidationMessage(payload: payload) else { return }
+                Task {
+                    switch message {
+                    case .product(let id):
+                        await service.forgetLocally(id: id)
+                        metrics.received(.product)
+                    case .everything:
+                        await service.forgetAllLocally()
+                        metrics.received(.all)
+                        metrics.flushed(because: "invalidated")
+                    }
+                }
+            case .disconnected:
+                metrics.subscription(active: false)
+                service.capLocalFreshness(to: settings.disconnectedFreshness)
+            }
+        }
+        self.subscription.value = subscription
+        subscription.start()
+    }
+
+    /// Counts an invalidation this replica sent.
+    func published(_ reach: InvalidationReach, scope: InvalidationScope) {
+        if case .fleet = reach { metrics.published(scope) }
+    }
+
+    func shutdown() async {
+        await subscription.value?.shutdown()
+        await client.shutdown()
+    }
+}
+
+/// The subscription, made after the runtime (it needs the service).
+private final class SubscriptionBox: Sendable {
+    private let stored = Locked<RedisSubscription?>(nil)
+
+    var value: RedisSubscription? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+}
