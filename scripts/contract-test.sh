@@ -6,7 +6,8 @@
 #      and openapi-core validates the same answers again (a second, independent validator)
 #   c) /metrics passes `promtool check metrics` and prometheus_client's parser
 #   d) hadolint Dockerfile
-#   e) docker-compose -f compose.yaml config -q
+#   e) the deployment files, offline (scripts/deploy-check.sh: compose.yaml, the nginx load
+#      balancer, Prometheus, deploy/kubernetes/)
 #   f) the binaries built the Dockerfile's way need only libraries the runtime image has (ldd)
 #   g) fleet mode: two replicas sharing a redis-server pass schemathesis too, plus the fleet cases
 #      (shared Cache-Status, X-Invalidation-Receivers, DELETE 503 once Redis is gone)
@@ -220,9 +221,8 @@ HADOLINT_OUT=$("$VENV/bin/hadolint" --no-color Dockerfile 2>&1) || { echo "$HADO
 echo "hadolint: ${HADOLINT_OUT:-no findings}"
 
 # ---------------------------------------------------------------------------------------------
-step "e) docker-compose -f compose.yaml config -q"
-docker-compose -f compose.yaml config -q
-echo "compose.yaml: valid"
+step "e) the deployment files: scripts/deploy-check.sh"
+scripts/deploy-check.sh
 
 # ---------------------------------------------------------------------------------------------
 step "f) the Dockerfile's build ($STATIC_BUILD_DIR) needs only what debian:bookworm-slim + libuv1 has"
@@ -240,7 +240,7 @@ echo "  ${FAULTS}"
 echo "  ${CORE_OUT}"
 echo "  promtool check metrics: ${PROMTOOL_OUT:-no problems}"
 echo "  hadolint: ${HADOLINT_OUT:-no findings}"
-echo "  docker-compose config: OK"
+echo "  deploy-check (compose, nginx -t, promtool, kubernetes-validate --strict, manifests): OK"
 echo "$LDD_OUT" | sed 's/^/  /'
 echo "  fleet mode: schemathesis ${FLEET_CASES:-?} test cases, ${FLEET_SUMMARY}, promtool ${FLEET_PROMTOOL:-no problems}"
 echo "  fleet mode: ${FLEET_CORE}"
