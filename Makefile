@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: run test build release deps clean bench bench-duel bench-counts
+.PHONY: run test build release deps clean bench bench-duel bench-counts fleet
 
 deps:
 	@scripts/install-deps.sh
@@ -16,6 +16,11 @@ release: deps
 ## Runs the service on :8080 (PORT to change); with no upstream configured it serves a demo catalog.
 run: release
 	GLIBC_TUNABLES=$${GLIBC_TUNABLES:-glibc.malloc.tcache_count=128} .build/release/product-details
+
+## A local fleet on loopback (scripts/fleet.sh): redis-server, catalog-stub, three replicas sharing
+## them and nginx in front, on free 127.0.0.1 ports; prints the URLs; Ctrl-C stops everything.
+fleet: deps
+	@SWIFT=$(SWIFT) scripts/fleet.sh
 
 ## Builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
 ## with the issues, a short crash report and the tests left running), then checks the running service against

@@ -1,0 +1,106 @@
+"""A short live check of the local fleet (scripts/fleet.sh with FLEET_CHECK=1). Standard library.
+
+    fleet_check.py LOG_DIR ADMIN_TOKEN LB_URL REPLICA_URL...
+
+  - every replica answers /readyz with 200;
+  - through the load balancer (deploy/nginx/fleet.conf), pages answer 200 with the product asked
+    for, the X-Request-ID sent comes back, and every replica served some of them (its log has
+    their request ids) with the trace id of the traceparent sent;
+  - DELETE /cache/products/{id} through the load balancer answers 204 (its X-Invalidation-Receivers
+    is printed when there is one).
+Exits 1 with a message on the first failure.
+"""
+
+import glob
+import json
+import os
+import secrets
+import sys
+import time
+import urllib.error
+import urllib.request
+
+
+def fail(message):
+    print(f"fleet check: FAILED: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def call(url, method="GET", headers=None):
+    request = urllib.request.Request(url, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def served(log, sent, trace_id):
+    """None when the replica's log has some of the sent request ids, all with trace_id."""
+    seen = []
+    with open(log, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("requestId") in sent:
+                seen.append(record)
+    name = os.path.basename(log)
+    if not seen:
+        return f"{name}: the load balancer sent it none of {len(sent)} requests"
+    if any(record.get("traceId") != trace_id for record in seen):
+        return f"{name}: the traceparent's trace id did not reach the replica"
+    return None
+
+
+def main():
+    if len(sys.argv) < 5:
+        raise SystemExit(__doc__)
+    log_dir, token, balancer, replicas = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    for replica in replicas:
+        status, _, _ = call(replica + "/readyz")
+        if status != 200:
+            fail(f"{replica}/readyz answered {status}")
+
+    trace_id = secrets.token_hex(16)
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    sent = []
+    for n in range(3 * len(replicas)):
+        request_id = f"fleet-check-{secrets.token_hex(6)}"
+        product = f"p{n + 1}"
+        status, headers, body = call(f"{balancer}/products/{product}",
+                                     headers={"traceparent": traceparent, "X-Request-ID": request_id})
+        if status != 200:
+            fail(f"GET {balancer}/products/{product} answered {status}: {body[:200]!r}")
+        if json.loads(body)["product"]["id"] != product:
+            fail(f"GET {balancer}/products/{product} answered another product")
+        if headers.get("X-Request-ID") != request_id:
+            fail(f"X-Request-ID {request_id} did not come back through the load balancer")
+        sent.append(request_id)
+
+    logs = sorted(glob.glob(os.path.join(log_dir, "product-details-*.log")))
+    if len(logs) != len(replicas):
+        fail(f"expected {len(replicas)} replica logs in {log_dir}, found {len(logs)}")
+    # The replicas write their request lines a moment later (buffered): look for a few seconds.
+    deadline = time.monotonic() + 5
+    while True:
+        problems = [problem for problem in map(lambda log: served(log, sent, trace_id), logs) if problem]
+        if not problems or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if problems:
+        fail(problems[0])
+
+    status, headers, body = call(f"{balancer}/cache/products/p1", method="DELETE",
+                                 headers={"Authorization": f"Bearer {token}"})
+    if status != 204:
+        fail(f"DELETE {balancer}/cache/products/p1 answered {status}: {body[:200]!r}")
+    receivers = headers.get("X-Invalidation-Receivers")
+    print(f"fleet check: {len(replicas)} replicas ready; {len(sent)} pages through nginx reached all "
+          f"{len(replicas)} with X-Request-ID and traceparent; DELETE /cache/products/p1: 204"
+          + (f", X-Invalidation-Receivers: {receivers}" if receivers is not None else ""))
+
+
+if __name__ == "__main__":
+    main()
