@@ -11,6 +11,7 @@
 #   f) the binaries built the Dockerfile's way need only libraries the runtime image has (ldd)
 #   g) fleet mode: two replicas sharing a redis-server pass schemathesis too, plus the fleet cases
 #      (shared Cache-Status, X-Invalidation-Receivers, DELETE 503 once Redis is gone)
+#   h) `make fleet` works: scripts/fleet.sh with FLEET_CHECK=1 (Redis, three replicas, nginx)
 # Installs what it needs when missing: a .venv with pinned PyPI tools, Debian's prometheus (for
 # promtool) and docker-compose through scripts/install-deps.sh.
 #
@@ -233,6 +234,12 @@ LDD_OUT=$("$PY" "$TOOLS" ldd-check "$STATIC_BIN/product-details" "$STATIC_BIN/ca
 echo "$LDD_OUT"
 
 # ---------------------------------------------------------------------------------------------
+step "h) the local fleet through nginx: FLEET_CHECK=1 scripts/fleet.sh"
+FLEET_OUT=$(FLEET_CHECK=1 BUILD_DIR="$BUILD_DIR" SWIFT="$SWIFT" scripts/fleet.sh 2>&1) || { echo "$FLEET_OUT"; die "the local fleet"; }
+FLEET=$(grep -E "^fleet check:" <<<"$FLEET_OUT")
+echo "$FLEET"
+
+# ---------------------------------------------------------------------------------------------
 printf '\n== contract summary (%ss)\n' "$(($(date +%s) - started))"
 echo "  openapi-spec-validator: OK"
 echo "  schemathesis --checks all: ${ST_CASES:-?} test cases, 0 failures"
@@ -244,4 +251,5 @@ echo "  deploy-check (compose, nginx -t, promtool, kubernetes-validate --strict,
 echo "$LDD_OUT" | sed 's/^/  /'
 echo "  fleet mode: schemathesis ${FLEET_CASES:-?} test cases, ${FLEET_SUMMARY}, promtool ${FLEET_PROMTOOL:-no problems}"
 echo "  fleet mode: ${FLEET_CORE}"
+echo "  ${FLEET}"
 echo "contract: every check passed"
