@@ -70,23 +70,8 @@ trap 'exit 130' INT TERM
 # ---------------------------------------------------------------------------------------------
 step "tools"
 scripts/install-deps.sh prometheus docker-compose redis-server
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV" 2>/dev/null || {
-    rm -rf "$VENV"
-    scripts/install-deps.sh python3-venv
-    python3 -m venv "$VENV"
-  }
-fi
-# Reinstall only when the pins changed since the last install.
-if ! cmp -s "$REQUIREMENTS" "$VENV/.contract-requirements"; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
-  cp "$REQUIREMENTS" "$VENV/.contract-requirements"
-fi
-if [ ! -x "$CORE_VENV/bin/python" ]; then python3 -m venv "$CORE_VENV"; fi
-if ! cmp -s "$CORE_REQUIREMENTS" "$CORE_VENV/.contract-requirements"; then
-  "$CORE_VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$CORE_REQUIREMENTS"
-  cp "$CORE_REQUIREMENTS" "$CORE_VENV/.contract-requirements"
-fi
+scripts/python-venv.sh "$VENV" "$REQUIREMENTS"
+scripts/python-venv.sh "$CORE_VENV" "$CORE_REQUIREMENTS"
 PY="$VENV/bin/python"
 TOOLS="$ROOT/scripts/contract/tools.py"
 command -v promtool >/dev/null || die "promtool not found after installing prometheus"

@@ -26,18 +26,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/deploy-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 scripts/install-deps.sh docker-compose prometheus nginx-light
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV" 2>/dev/null || {
-    rm -rf "$VENV"
-    scripts/install-deps.sh python3-venv
-    python3 -m venv "$VENV"
-  }
-fi
-# Reinstall only when the pins changed since the last install.
-if ! cmp -s "$REQUIREMENTS" "$VENV/.deploy-requirements"; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
-  cp "$REQUIREMENTS" "$VENV/.deploy-requirements"
-fi
+scripts/python-venv.sh "$VENV" "$REQUIREMENTS"
 # Debian puts nginx in /usr/sbin, which is not on an ordinary user's PATH.
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || die "nginx not found after installing nginx-light"
