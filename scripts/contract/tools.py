@@ -32,19 +32,26 @@ def get(url, headers=None, method="GET", timeout=10):
         return error.code, dict(error.headers), error.read()
 
 
+def json_records(path):
+    """The JSON objects of a log file, one a line; other lines are passed over."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
 def port(log, timeout):
     deadline = time.monotonic() + float(timeout)
     while time.monotonic() < deadline:
         try:
-            with open(log, encoding="utf-8", errors="replace") as handle:
-                for line in handle:
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(record, dict) and "port" in record and "listening" in str(record.get("msg")):
-                        print(int(record["port"]))
-                        return
+            for record in json_records(log):
+                if "port" in record and "listening" in str(record.get("msg")):
+                    print(int(record["port"]))
+                    return
         except FileNotFoundError:
             pass
         time.sleep(0.05)

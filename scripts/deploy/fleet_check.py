@@ -1,4 +1,5 @@
-"""A short live check of the local fleet (scripts/fleet.sh with FLEET_CHECK=1). Standard library.
+"""A short live check of the local fleet (scripts/fleet.sh with FLEET_CHECK=1); standard library
+and scripts/contract/tools.py.
 
     fleet_check.py LOG_DIR ADMIN_TOKEN LB_URL REPLICA_URL...
 
@@ -17,8 +18,9 @@ import os
 import secrets
 import sys
 import time
-import urllib.error
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "contract"))
+from tools import get, json_records  # noqa: E402
 
 
 def fail(message):
@@ -26,26 +28,13 @@ def fail(message):
     sys.exit(1)
 
 
-def call(url, method="GET", headers=None):
-    request = urllib.request.Request(url, method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
+def header(headers, name):
+    return next((value for key, value in headers.items() if key.lower() == name.lower()), None)
 
 
 def served(log, sent, trace_id):
     """None when the replica's log has some of the sent request ids, all with trace_id."""
-    seen = []
-    with open(log, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and record.get("requestId") in sent:
-                seen.append(record)
+    seen = [record for record in json_records(log) if record.get("requestId") in sent]
     name = os.path.basename(log)
     if not seen:
         return f"{name}: the load balancer sent it none of {len(sent)} requests"
@@ -59,7 +48,7 @@ def main():
         raise SystemExit(__doc__)
     log_dir, token, balancer, replicas = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     for replica in replicas:
-        status, _, _ = call(replica + "/readyz")
+        status, _, _ = get(replica + "/readyz")
         if status != 200:
             fail(f"{replica}/readyz answered {status}")
 
@@ -69,13 +58,13 @@ def main():
     for n in range(3 * len(replicas)):
         request_id = f"fleet-check-{secrets.token_hex(6)}"
         product = f"p{n + 1}"
-        status, headers, body = call(f"{balancer}/products/{product}",
+        status, headers, body = get(f"{balancer}/products/{product}",
                                      headers={"traceparent": traceparent, "X-Request-ID": request_id})
         if status != 200:
             fail(f"GET {balancer}/products/{product} answered {status}: {body[:200]!r}")
         if json.loads(body)["product"]["id"] != product:
             fail(f"GET {balancer}/products/{product} answered another product")
-        if headers.get("X-Request-ID") != request_id:
+        if header(headers, "X-Request-ID") != request_id:
             fail(f"X-Request-ID {request_id} did not come back through the load balancer")
         sent.append(request_id)
 
@@ -92,11 +81,11 @@ def main():
     if problems:
         fail(problems[0])
 
-    status, headers, body = call(f"{balancer}/cache/products/p1", method="DELETE",
+    status, headers, body = get(f"{balancer}/cache/products/p1", method="DELETE",
                                  headers={"Authorization": f"Bearer {token}"})
     if status != 204:
         fail(f"DELETE {balancer}/cache/products/p1 answered {status}: {body[:200]!r}")
-    receivers = headers.get("X-Invalidation-Receivers")
+    receivers = header(headers, "X-Invalidation-Receivers")
     print(f"fleet check: {len(replicas)} replicas ready; {len(sent)} pages through nginx reached all "
           f"{len(replicas)} with X-Request-ID and traceparent; DELETE /cache/products/p1: 204"
           + (f", X-Invalidation-Receivers: {receivers}" if receivers is not None else ""))
