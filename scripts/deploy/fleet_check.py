@@ -7,8 +7,9 @@ and scripts/contract/tools.py.
   - through the load balancer (deploy/nginx/fleet.conf), pages answer 200 with the product asked
     for, the X-Request-ID sent comes back, and every replica served some of them (its log has
     their request ids) with the trace id of the traceparent sent;
-  - DELETE /cache/products/{id} through the load balancer answers 204 (its X-Invalidation-Receivers
-    is printed when there is one).
+  - the replicas share one cache: a page one replica loaded is a shared hit on the others;
+  - DELETE /cache/products/{id} through the load balancer answers 204, received by every replica
+    (X-Invalidation-Receivers).
 Exits 1 with a message on the first failure.
 """
 
@@ -51,6 +52,15 @@ def main():
         status, _, _ = get(replica + "/readyz")
         if status != 200:
             fail(f"{replica}/readyz answered {status}")
+        wait_subscribed(replica)
+
+    # One cache for the fleet: loaded by the first replica, read from Redis by the others.
+    for index, replica in enumerate(replicas):
+        status, headers, _ = get(f"{replica}/products/p9999")
+        cache_status = header(headers, "Cache-Status") or ""
+        want = "product-details-shared; fwd=miss; stored" if index == 0 else "product-details-shared; hit"
+        if status != 200 or not cache_status.startswith(want):
+            fail(f"{replica}/products/p9999 answered {status} with Cache-Status {cache_status!r}, want {want!r}")
 
     trace_id = secrets.token_hex(16)
     traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
@@ -86,9 +96,22 @@ def main():
     if status != 204:
         fail(f"DELETE {balancer}/cache/products/p1 answered {status}: {body[:200]!r}")
     receivers = header(headers, "X-Invalidation-Receivers")
-    print(f"fleet check: {len(replicas)} replicas ready; {len(sent)} pages through nginx reached all "
-          f"{len(replicas)} with X-Request-ID and traceparent; DELETE /cache/products/p1: 204"
-          + (f", X-Invalidation-Receivers: {receivers}" if receivers is not None else ""))
+    if receivers != str(len(replicas)):
+        fail(f"DELETE /cache/products/p1: X-Invalidation-Receivers {receivers!r}, want {len(replicas)}")
+    print(f"fleet check: {len(replicas)} replicas ready and sharing one cache; {len(sent)} pages through nginx "
+          f"reached all {len(replicas)} with X-Request-ID and traceparent; DELETE /cache/products/p1: 204, "
+          f"received by {receivers}")
+
+
+def wait_subscribed(replica):
+    """Waits until the replica's invalidation subscription is up (it connects after start)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        _, _, body = get(replica + "/metrics")
+        if "product_details_redis_subscriber_connected 1" in body.decode():
+            return
+        time.sleep(0.05)
+    fail(f"{replica} never subscribed to invalidations (is REDIS_URL set?)")
 
 
 if __name__ == "__main__":
