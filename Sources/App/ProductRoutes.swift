@@ -134,6 +134,7 @@ struct ProductRoutes {
         case .miss: value.append("; fwd=miss")
         case .stale: value.append("; fwd=stale")
         case .bypass: value.append("; fwd=bypass; detail=unavailable")
+        case .request: value.append("; fwd=request")
         }
         if shared.stored { value.append("; stored") }
         if shared.collapsed { value.append("; collapsed") }

@@ -28,16 +28,22 @@ extension ProductDetailsService {
     /// Throws ``ProductDetailsError`` when the product cannot be had, `CancellationError` when
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
     /// error: it becomes a briefly cached 404 document.
-    func load(id: String, requestID: String, trace: TraceContext? = nil) async throws -> LoadedDocument {
-        var loaded = try await loadUntraced(id: id, requestID: requestID, trace: trace)
+    func load(id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true) async throws -> LoadedDocument {
+        var loaded = try await loadUntraced(id: id, requestID: requestID, trace: trace, readsShared: readsShared)
         loaded.traceID = trace?.traceID
         return loaded
     }
 
-    private func loadUntraced(id: String, requestID: String, trace: TraceContext?) async throws -> LoadedDocument {
+    private func loadUntraced(id: String, requestID: String, trace: TraceContext?, readsShared: Bool) async throws -> LoadedDocument {
         let token = cache.loadToken(for: id)
         guard let shared else {
             return try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+        }
+        guard readsShared else {
+            // A client's no-cache asks for the origin's answer, not another replica's copy.
+            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            loaded.shared = SharedCacheStatus(result: .request)
+            return loaded
         }
         let claim: SharedClaim?
         var status: SharedCacheStatus

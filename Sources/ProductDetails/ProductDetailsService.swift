@@ -109,7 +109,7 @@ public final class ProductDetailsService: Sendable {
                 break
             }
         }
-        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor)
+        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor, readsShared: !noCache)
     }
 
     /// The answer for `id` when the cache holds it fresh, without waiting and without starting
@@ -165,13 +165,15 @@ public final class ProductDetailsService: Sendable {
     /// Loads running now (no actor hop: read from an atomic).
     public var inFlightCount: Int { inFlight.count }
 
+    /// - Parameter readsShared: `false` for a client's `no-cache`: a load this request starts goes
+    ///   to the upstreams without reading the shared cache (joining a running load stays allowed).
     private func loadAnswer(
-        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?
+        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?, readsShared: Bool = true
     ) async throws(ProductDetailsError) -> DetailAnswer {
         let failure: ProductDetailsError
         do {
             let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
-                try await self.load(id: id, requestID: requestID, trace: trace)
+                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared)
             }
             let traceID = collapsed ? loaded.traceID : nil
             if let staleAge = loaded.staleAge {

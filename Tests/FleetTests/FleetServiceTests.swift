@@ -75,6 +75,17 @@ struct FleetServiceTests {
         #expect(await secondRedis.sent.count == commands)
     }
 
+    @Test func aClientsNoCacheLoadsFromTheUpstreamsNotFromAnotherReplica() async throws {
+        let (first, _) = try replica()
+        let (second, _) = try replica()
+        _ = try await first.detail(id: "p1")
+        catalog.bumpVersion()
+        let fresh = try await second.detail(id: "p1", noCache: true)
+        #expect(fresh.cache.shared == SharedCacheStatus(result: .request))
+        #expect(String(decoding: fresh.document.body, as: UTF8.self).contains("v2"))
+        #expect(catalog.calls("products") == 2)
+    }
+
     @Test func aLoadThatBeganBeforeAnInvalidationIsStoredNowhere() async throws {
         let (first, _) = try replica()
         let (second, _) = try replica()

@@ -9,6 +9,8 @@ public struct SharedCacheStatus: Sendable, Equatable {
         case stale
         /// It was not asked (breaker open) or did not answer in time.
         case bypass
+        /// It was not asked because the client's request said so (`Cache-Control: no-cache`).
+        case request
     }
 
     public var result: Result
