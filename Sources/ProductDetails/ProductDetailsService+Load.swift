@@ -45,20 +45,25 @@ extension ProductDetailsService {
             loaded.shared = SharedCacheStatus(result: .request)
             return loaded
         }
-        let claim: SharedClaim?
-        var status: SharedCacheStatus
-        switch try await sharedPhase(id: id, token: token, shared: shared) {
+        switch try await sharedPhase(id: id, requestID: requestID, trace: trace, token: token, shared: shared) {
         case .answered(let loaded):
             return loaded
-        case .load(let held, let phaseStatus):
-            claim = held
-            status = phaseStatus
-        }
-        guard let claim else {
+        case .load(nil, let status):
             var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
             loaded.shared = status
             return loaded
+        case .load(let claim?, let status):
+            return try await loadForTheFleet(id: id, requestID: requestID, trace: trace, token: token, claim: claim, shared: shared, status: status)
         }
+    }
+
+    /// Loads from the upstreams while holding the product's lease (renewed meanwhile), then
+    /// stores the page for the fleet, or gives the lease up when there is nothing to store.
+    func loadForTheFleet(
+        id: String, requestID: String, trace: TraceContext?, token: LoadToken,
+        claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus
+    ) async throws -> LoadedDocument {
+        var status = status
         let renewal = keepRenewing(claim, in: shared)
         defer { renewal.cancel() }
         var loaded: LoadedDocument

@@ -12,17 +12,20 @@ extension ProductDetailsService {
     ///
     /// The page is there: it fills L1 and answers. It is not: whoever takes the lease loads, the
     /// others look again with growing pauses until the page appears or the lease lapses (then one
-    /// of them takes it over). The first look (with its lease attempt) has one Redis budget; any
-    /// failure, or the breaker, sends the load upstream at once as on a single node.
-    func sharedPhase(id: String, token: LoadToken, shared: SharedCache) async throws -> SharedPhase {
+    /// of them takes it over). Every command draws on one Redis budget for the whole miss
+    /// (``SharedTimeBudget``); the wait itself is bounded by the request deadline. A failure, the
+    /// breaker, or a spent budget sends the load upstream at once, as on a single node.
+    func sharedPhase(id: String, requestID: String, trace: TraceContext?, token: LoadToken, shared: SharedCache) async throws -> SharedPhase {
         let waitUntil = time.now + settings.requestDeadline
-        var deadline = shared.deadline()
+        var budget = SharedTimeBudget(shared.settings.timeout)
         var waited = false
         var pause = shared.settings.pollInitial
         while true {
-            guard let read = await shared.read(id: id, deadline: deadline) else {
+            let asked = time.now
+            guard let deadline = budget.deadline(now: asked), let read = await shared.read(id: id, deadline: deadline) else {
                 return .load(claim: nil, status: SharedCacheStatus(result: .bypass, collapsed: waited))
             }
+            budget.charge(from: asked, to: time.now)
             switch read {
             case .claimed(let claim):
                 events.lease(waited ? .takenOver : .won)
@@ -34,13 +37,28 @@ extension ProductDetailsService {
                     let status = SharedCacheStatus(result: .hit, ttlRemaining: remaining, collapsed: waited)
                     return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
                 case .stale(let document, let staleness, let revalidate, _):
-                    if let claim = await shared.claim(id: id, generation: generation, deadline: deadline) {
-                        events.lease(waited ? .takenOver : .won)
-                        return .load(claim: claim, status: SharedCacheStatus(result: .miss, ttlRemaining: .zero - staleness, collapsed: waited))
+                    var claim: SharedClaim?
+                    let claimed = time.now
+                    if let deadline = budget.deadline(now: claimed) {
+                        claim = await shared.claim(id: id, generation: generation, deadline: deadline)
+                        budget.charge(from: claimed, to: time.now)
                     }
+                    if claim != nil { events.lease(waited ? .takenOver : .won) }
+                    let refreshing = SharedCacheStatus(result: .miss, ttlRemaining: .zero - staleness, collapsed: waited)
                     if revalidate {
+                        if let claim {
+                            // As with a stale L1 page: served now, refreshed without waiters.
+                            Task {
+                                _ = try? await self.loadForTheFleet(
+                                    id: id, requestID: requestID, trace: trace, token: token,
+                                    claim: claim, shared: shared, status: refreshing)
+                            }
+                        }
                         let status = SharedCacheStatus(result: .stale, ttlRemaining: .zero - staleness, collapsed: waited)
                         return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
+                    }
+                    if let claim {
+                        return .load(claim: claim, status: refreshing)
                     }
                 case .miss:
                     break
@@ -57,7 +75,6 @@ extension ProductDetailsService {
             }
             try await time.sleep(for: pause)
             pause = min(pause * 2, shared.settings.pollMax)
-            deadline = shared.deadline()
         }
     }
 
@@ -82,3 +99,4 @@ extension ProductDetailsService {
         }
     }
 }
+

@@ -25,7 +25,7 @@ struct FleetServiceTests {
     func replica(on server: RedisServer? = nil, lease: Duration = .seconds(30), breakerFailures: Int = 5) throws -> (ProductDetailsService, SerialRedisRunner) {
         let runner = try SerialRedisRunner(port: (server ?? self.server).port)
         let time = ClockTimeSource()
-        let settings = SharedCacheSettings(timeout: .seconds(2), leaseDuration: lease, breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
+        let settings = SharedCacheSettings(timeout: .seconds(60), leaseDuration: lease, breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
         let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: lease, generationLifetime: .seconds(600))
         // A deadline no loaded test host reaches: waiters must wait for the holder, not give up.
         var serviceSettings = ServiceSettings()
@@ -73,6 +73,45 @@ struct FleetServiceTests {
         let local = try await second.detail(id: "p1")
         #expect(local.cache.result == .hit && local.cache.shared == nil)
         #expect(await secondRedis.sent.count == commands)
+    }
+
+    @Test func aStaleSharedPageIsRefreshedOnceAndServedStaleMeanwhile() async throws {
+        let (first, redis) = try replica()
+        let (second, _) = try replica()
+        let (third, _) = try replica()
+        _ = try await first.detail(id: "p1")
+        // Age the shared page past its 60 s TTL, inside its 30 s stale-while-revalidate window.
+        let generation = try await currentGeneration(of: "p1", redis: redis)
+        let page = keys.page(of: "p1", at: generation)
+        _ = try await redis.run(.command(RESPCommand("PEXPIRE", .string(page), 290_000)), deadline: .seconds(1_000_000))
+        catalog.hold()
+        // The second replica takes the refresh lease, and answers stale at once as L1 would.
+        let refreshing = try await second.detail(id: "p1")
+        #expect(refreshing.cache.result == .stale && refreshing.cache.shared?.result == .stale, "\(refreshing.cache)")
+        try await eventually { catalog.heldCount == 1 }
+        // Its refresh holds the lease: the third serves the stale page too, and loads nothing.
+        let stale = try await third.detail(id: "p1")
+        #expect(stale.cache.result == .stale && stale.cache.shared?.result == .stale, "\(stale.cache)")
+        #expect(stale.cache.servedStaleBecause == "revalidating")
+        catalog.release()
+        // The refresh stored its page and gave the lease up; a replica that has not seen the page
+        // reads the refreshed one.
+        let lease = keys.lease(of: "p1", at: generation)
+        try await eventually {
+            (try? await redis.run(.command(RESPCommand("EXISTS", .string(lease))), deadline: .seconds(1_000_000))) == .integer(0)
+        }
+        let (fourth, _) = try replica()
+        let refreshed = try await fourth.detail(id: "p1")
+        #expect(refreshed.cache.shared?.result == .hit && (refreshed.cache.shared?.ttlRemaining ?? .zero) > .seconds(50))
+        #expect(catalog.calls("products") == 2)
+        #expect(events.count("lease won") == 2)
+    }
+
+    /// The epoch and generation tokens `id`'s pages are stored under now.
+    func currentGeneration(of id: String, redis: SerialRedisRunner) async throws -> SharedGenerationKey {
+        let epoch = try await redis.run(.command(RESPCommand("GET", .string(keys.epoch))), deadline: .seconds(1_000_000))
+        let generation = try await redis.run(.command(RESPCommand("GET", .string(keys.generation(of: id)))), deadline: .seconds(1_000_000))
+        return SharedGenerationKey(epoch: try #require(epoch.string), generation: try #require(generation.string))
     }
 
     @Test func aClientsNoCacheLoadsFromTheUpstreamsNotFromAnotherReplica() async throws {

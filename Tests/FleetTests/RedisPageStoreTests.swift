@@ -18,7 +18,7 @@ struct RedisPageStoreTests {
     init() async throws {
         server = try await SharedRedis.server()
         redis = try SerialRedisRunner(port: server.port)
-        store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(5), generationLifetime: .seconds(600))
+        store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
     }
 
     static func page(_ text: String = "{\"id\":\"p1\"}", ttl: Duration = .seconds(60)) -> SharedPage {
@@ -151,7 +151,7 @@ struct RedisPageStoreTests {
     @Test func anInvalidationCountsItsReceivers() async throws {
         let server = try await RedisServer.started()
         let redis = try SerialRedisRunner(port: server.port)
-        let store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(5), generationLifetime: .seconds(600))
+        let store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
         let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
         defer { subscriber.close() }
         var bytes: [UInt8] = []

@@ -46,7 +46,22 @@ public final class RedisServer: @unchecked Sendable {
     public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        Self.waitForDeath(of: process.processIdentifier)
+    }
+
+    /// Waits (at most a few seconds) until `pid` is gone or a zombie: dead, its port and files
+    /// released. Not `Process.waitUntilExit()`: it waits for Foundation to notice the exit, which
+    /// never happens when something else in the test process reaped the child first, and then it
+    /// holds one of the few threads every async test runs on, forever.
+    static func waitForDeath(of pid: Int32) {
+        for _ in 0..<5000 {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return }
+            let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+            if state == "Z" || state == "X" { return }
+            usleep(1000)
+        }
     }
 
     /// Suspends the server (SIGSTOP): connections stay open and nothing answers.
@@ -80,7 +95,7 @@ public final class RedisServer: @unchecked Sendable {
             try process.run()
             if try waitUntilAnswering(port: port, process: process, password: password) { return (process, port) }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            waitForDeath(of: process.processIdentifier)
             lastOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
         throw RedisServerError.didNotStart(lastOutput)
