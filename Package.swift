@@ -68,7 +68,7 @@ let package = Package(
 
 // Nonisolated async functions run on their caller's executor instead of hopping to the generic
 // one (SE-0461). On the loop every such hop was a `swift_task_switch` that locked the task's
-// status to find its executor preference: 27 of an uncached page's 63.
+// status to find its executor preference (the count it saves: bench/HISTORY.md).
 // Not for the executables: with it, Swift 6.3's debug build of an `async` `@main` passed a
 // garbage caller isolation down the call chain (a crash in the first `await`); they only call in.
 for target in package.targets where (target.type == .regular && target.name != "CEdgeTriggered") || target.type == .test {

@@ -7,8 +7,8 @@ import Glibc
 ///
 /// By default glibc keeps at most 7 freed blocks of each size class per thread; every further
 /// `free` and the `malloc` that follows take the locked arena path. An uncached page allocates
-/// about a hundred blocks of a few recurring sizes, with dozens of pages in flight on one loop, so
-/// the default cache overflows all the time (bench/HISTORY.md has the measurement). glibc reads
+/// many blocks of a few recurring sizes, with dozens of pages in flight on one loop, so the
+/// default cache overflows all the time (bench/HISTORY.md has the measurement). glibc reads
 /// `GLIBC_TUNABLES` only when a program starts, so the setting belongs where the program is
 /// started: the Dockerfile's `ENV`, compose.yaml, `make run` and the benchmark scripts. The
 /// service never re-executes itself to set it: under file capabilities or set-user-ID glibc runs

@@ -9,7 +9,7 @@ final class HTTPConnection {
     private let stream: TCPStream
     private unowned let owner: LoopServer
     /// What every request reads, taken from the server once: each read through the `unowned`
-    /// owner and server was a `swift_unownedRetainStrong` and a release (9 per cached page).
+    /// owner and server was a `swift_unownedRetainStrong` and a release, several per cached page.
     private let configuration: ServerConfiguration
     private let loop: EventLoop
     private let dates: HTTPDateCache

@@ -1,6 +1,6 @@
 /// A ``RouteNode`` trie flattened into arrays of plain values. A lookup walks indices and compares
 /// bytes, so it retains nothing per hop; walking the nodes themselves retained each node's arrays
-/// and strings, and each path slice's storage: 12 of a cached page's 82 retains.
+/// and strings, and each path slice's storage, on every cached page (bench/HISTORY.md).
 struct RouteTable: Sendable {
     private struct Node: Sendable {
         /// This node's literal children, a range of `edges`.

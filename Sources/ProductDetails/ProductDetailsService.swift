@@ -3,7 +3,7 @@ import Timekeeping
 /// The domain core: answers product detail pages from a bounded cache that one load per product
 /// fills, however many requests ask at the same moment.
 ///
-/// The request path (see DESIGN.md, "Semantics that make it trustworthy"):
+/// The request path (see docs/architecture.md, "The life of a page"):
 /// 1. Validate the id (400 before touching the cache or an upstream).
 /// 2. One synchronous cache lookup: fresh → hit; stale within stale-while-revalidate → served
 ///    stale while one background refresh runs through the in-flight table.

@@ -2,11 +2,11 @@ import Synchronization
 
 /// Random-looking 64-bit values for new trace and span ids, made without a system call.
 ///
-/// `UInt64.random(in:)` asks the kernel (`getrandom`) each time: three of those per request cost
-/// more than the rest of its log line. Ids need to be unique and hard to guess, not secret: each
-/// is a counter passed through a bijective mix (SplitMix64's finalizer) under a key drawn once
-/// from the system generator, so no two values from one process repeat, and the sequence cannot
-/// be predicted without the key.
+/// `UInt64.random(in:)` asks the kernel (`getrandom`) each time, and a request without a
+/// `traceparent` needs three ids (bench/HISTORY.md has what that cost). Ids need to be unique and
+/// hard to guess, not secret: each is a counter passed through a bijective mix (SplitMix64's
+/// finalizer) under a key drawn once from the system generator, so no two values from one process
+/// repeat, and the sequence cannot be predicted without the key.
 public enum TraceIdentifiers {
     private static let key = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(0)

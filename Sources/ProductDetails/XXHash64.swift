@@ -2,7 +2,7 @@
 /// computed here matches any other implementation and every replica and run agrees.
 ///
 /// It reads eight bytes at a time in four independent lanes; FNV-1a, which this replaced, chained
-/// a multiply through every byte and cost about 1% of an uncached page's CPU for its ETag.
+/// a multiply through every byte, a visible share of an uncached page's CPU (bench/HISTORY.md).
 enum XXHash64 {
     private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F

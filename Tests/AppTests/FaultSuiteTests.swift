@@ -339,8 +339,8 @@ extension AppE2ETests {
 
                 #expect(env.stub.stats().product == 1, "not retried")
 
-                // A 4 MiB answer costs the (debug) stub about 0.3 s to build on its one loop, and 200
-                // of them would only test the stub: the flood's bodies are 320 KiB, still over the
+                // A 4 MiB answer is slow for the (debug) stub to build on its one loop, and 200 of
+                // them would only test the stub: the flood's bodies are 320 KiB, still over the
                 // limit.
                 env.stub.setFaults(FaultPlan(oversized: true, oversizedBytes: 320 << 10), for: .product)
                 let flood = try await env.flood(Self.floodPaths, concurrency: 8)

@@ -26,8 +26,8 @@ struct TCPStreamWriteTests {
     }
 
     /// Nobody reads while both head-and-body writes are made, so the kernel takes part of the first
-    /// (about 4 MiB here) and the second finds output queued: its head and body are queued
-    /// together, and everything must arrive in order, byte for byte.
+    /// (what the socket buffers hold) and the second finds output queued: its head and body are
+    /// queued together, and everything must arrive in order, byte for byte.
     @Test func headAndBodyWritesQueuedBehindOthersArriveInOrder() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }

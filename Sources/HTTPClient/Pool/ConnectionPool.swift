@@ -22,7 +22,7 @@ final class ConnectionPool {
     private var nextRequestID = 0
     private var addresses: [SocketAddress] = []
     /// Stopped deadline timers of finished exchanges, for the next ones: a timer opened and closed
-    /// per request cost four allocations and a close callback on every upstream call.
+    /// per request cost allocations and a close callback on every upstream call.
     private var spareTimers: [LoopTimer] = []
     private static let maxSpareTimers = 256
 
