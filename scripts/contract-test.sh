@@ -43,6 +43,24 @@ started=$(date +%s)
 step() { printf '\n== contract: %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
 die() { printf 'contract: FAILED: %s\n' "$*" >&2; exit 1; }
 
+# schemathesis with every check against URL, MAX examples per operation: NAME.out and NAME.har
+# in $WORK. Run from the scratch directory: schemathesis and hypothesis keep state there.
+schemathesis_run() {
+  local url=$1 examples=$2 name=$3 status
+  set +e
+  (cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
+    --url "$url" --checks all --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
+    --max-examples "$examples" --seed "$SEED" --generation-database none \
+    --output-sanitize false --report har --report-har-path "$WORK/$name.har" \
+    --request-timeout 10 --no-color) >"$WORK/$name.out" 2>&1
+  status=$?
+  set -e
+  if [ "$status" -ne 0 ]; then
+    cat "$WORK/$name.out"
+    die "schemathesis against $url failed (exit $status): contract violations or a usage error, see above"
+  fi
+}
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/contract-test.XXXXXX")
 pids=()
 cleanup() {
@@ -117,23 +135,7 @@ echo "catalog-stub $STUB, product-details $BASE, limited $LIMITED"
 
 step "b) schemathesis --checks all (max $MAX_EXAMPLES examples per operation, seed $SEED)"
 # Run from the scratch directory: schemathesis and hypothesis keep state in the working directory.
-set +e
-(cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
-  --url "$BASE" \
-  --checks all \
-  --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
-  --max-examples "$MAX_EXAMPLES" \
-  --seed "$SEED" \
-  --generation-database none \
-  --output-sanitize false --report har --report-har-path "$WORK/schemathesis.har" \
-  --request-timeout 10 \
-  --no-color) >"$WORK/schemathesis.out" 2>&1
-st_status=$?
-set -e
-if [ "$st_status" -ne 0 ]; then
-  cat "$WORK/schemathesis.out"
-  die "schemathesis failed (exit $st_status): contract violations or a usage error, see above"
-fi
+schemathesis_run "$BASE" "$MAX_EXAMPLES" schemathesis
 grep -E "^ *(Operations:|Scenarios:|[0-9]+ generated|.*No issues found)" "$WORK/schemathesis.out" | sed 's/^ */  /'
 ST_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis.out" | tail -n1)
 
@@ -174,19 +176,8 @@ FLEET_B="http://127.0.0.1:$("$PY" "$TOOLS" port "$WORK/fleet-b.log" 20)"
 "$PY" "$TOOLS" wait-ready "$FLEET_A/readyz" 20
 "$PY" "$TOOLS" wait-ready "$FLEET_B/readyz" 20
 echo "redis 127.0.0.1:$REDIS_PORT, replicas $FLEET_A $FLEET_B"
-set +e
-(cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
-  --url "$FLEET_A" --checks all --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
-  --max-examples "$FLEET_EXAMPLES" --seed "$SEED" --generation-database none \
-  --output-sanitize false --report har --report-har-path "$WORK/fleet.har" \
-  --request-timeout 10 --no-color) >"$WORK/fleet-schemathesis.out" 2>&1
-fleet_status=$?
-set -e
-if [ "$fleet_status" -ne 0 ]; then
-  cat "$WORK/fleet-schemathesis.out"
-  die "schemathesis against the fleet replica failed (exit $fleet_status)"
-fi
-FLEET_CASES=$(grep -oE "[0-9]+ generated" "$WORK/fleet-schemathesis.out" | tail -n1)
+schemathesis_run "$FLEET_A" "$FLEET_EXAMPLES" fleet
+FLEET_CASES=$(grep -oE "[0-9]+ generated" "$WORK/fleet.out" | tail -n1)
 "$PY" "$TOOLS" scrape "$FLEET_A/metrics" "$WORK/fleet-metrics.txt"
 FLEET_PROMTOOL=$(promtool check metrics <"$WORK/fleet-metrics.txt" 2>&1) || { echo "$FLEET_PROMTOOL"; die "promtool check metrics (fleet)"; }
 set +e

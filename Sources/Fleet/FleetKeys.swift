@@ -1,3 +1,5 @@
+import ProductDetails
+
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
 /// The prefix (`pd:v1:` by default) names the value format: a release that changes the format
@@ -17,11 +19,11 @@ public struct FleetKeys: Sendable, Equatable {
     /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
     public func generation(of id: String) -> String { prefix + "gen:" + id }
 
-    public func page(of id: String, at generation: SharedGenerationKey) -> String {
+    public func page(of id: String, at generation: SharedGeneration) -> String {
         prefix + "page:" + generation.suffix(for: id)
     }
 
-    public func lease(of id: String, at generation: SharedGenerationKey) -> String {
+    public func lease(of id: String, at generation: SharedGeneration) -> String {
         prefix + "lease:" + generation.suffix(for: id)
     }
 
@@ -29,16 +31,7 @@ public struct FleetKeys: Sendable, Equatable {
     public var invalidationChannel: String { prefix + "invalidations" }
 }
 
-/// The epoch and generation tokens as they appear in keys.
-public struct SharedGenerationKey: Sendable, Equatable {
-    public let epoch: String
-    public let generation: String
-
-    public init(epoch: String, generation: String) {
-        self.epoch = epoch
-        self.generation = generation
-    }
-
+extension SharedGeneration {
     /// `epoch:generation:id`, the same text the read script builds.
     func suffix(for id: String) -> String {
         epoch + ":" + generation + ":" + id

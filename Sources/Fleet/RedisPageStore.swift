@@ -39,7 +39,7 @@ public struct RedisPageStore: SharedPageStore {
             guard let bytes = elements[3].bulkBytes, let remaining = elements[4].integer else { throw unexpected(reply) }
             guard let page = SharedPageCodec.decode(bytes), remaining > 0 else {
                 // Not ours to read (another format) or expiring right now: a miss, and gone.
-                _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id, at: generation.key)))), deadline: deadline)
+                _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id, at: generation)))), deadline: deadline)
                 return .loadingElsewhere
             }
             let age = max(.zero, page.lifetime - .milliseconds(remaining))
@@ -56,7 +56,7 @@ public struct RedisPageStore: SharedPageStore {
     public func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         let token = RandomToken.make()
         let reply = try await run(.command(RESPCommand(
-            "SET", .string(keys.lease(of: id, at: generation.key)), .string(token),
+            "SET", .string(keys.lease(of: id, at: generation)), .string(token),
             "NX", "PX", .integer(SharedPageCodec.milliseconds(leaseDuration))
         )), deadline: deadline)
         if reply.isNull { return nil }
@@ -66,7 +66,7 @@ public struct RedisPageStore: SharedPageStore {
 
     public func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let reply = try await run(.script(
-            FleetScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation.key))],
+            FleetScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token), .integer(SharedPageCodec.milliseconds(leaseDuration))]
         ), deadline: deadline)
         guard let renewed = reply.integer else { throw unexpected(reply) }
@@ -74,7 +74,7 @@ public struct RedisPageStore: SharedPageStore {
     }
 
     public func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
-        let at = claim.generation.key
+        let at = claim.generation
         let reply = try await run(.script(
             FleetScripts.store,
             keys: [
@@ -93,7 +93,7 @@ public struct RedisPageStore: SharedPageStore {
 
     public func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
         let reply = try await run(.script(
-            FleetScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation.key))],
+            FleetScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token)]
         ), deadline: deadline)
         guard reply.integer != nil else { throw unexpected(reply) }
@@ -135,8 +135,4 @@ public struct RedisPageStore: SharedPageStore {
     private func unexpected(_ reply: RESPValue) -> SharedStoreFailure {
         .unavailable("Redis answered something the shared cache did not expect: \(String(describing: reply).prefix(120))")
     }
-}
-
-extension SharedGeneration {
-    var key: SharedGenerationKey { SharedGenerationKey(epoch: epoch, generation: generation) }
 }

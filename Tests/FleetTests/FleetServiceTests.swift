@@ -108,10 +108,10 @@ struct FleetServiceTests {
     }
 
     /// The epoch and generation tokens `id`'s pages are stored under now.
-    func currentGeneration(of id: String, redis: SerialRedisRunner) async throws -> SharedGenerationKey {
+    func currentGeneration(of id: String, redis: SerialRedisRunner) async throws -> SharedGeneration {
         let epoch = try await redis.run(.command(RESPCommand("GET", .string(keys.epoch))), deadline: .seconds(1_000_000))
         let generation = try await redis.run(.command(RESPCommand("GET", .string(keys.generation(of: id)))), deadline: .seconds(1_000_000))
-        return SharedGenerationKey(epoch: try #require(epoch.string), generation: try #require(generation.string))
+        return SharedGeneration(epoch: try #require(epoch.string), generation: try #require(generation.string))
     }
 
     @Test func aClientsNoCacheLoadsFromTheUpstreamsNotFromAnotherReplica() async throws {
@@ -153,7 +153,7 @@ struct FleetServiceTests {
         async let waiting = replica.detail(id: "p1")
         try await eventually { events.count("lease waited") == 1 }
         // Its lease lapses now, rather than after a wait a loaded host would make unreliable.
-        let lease = keys.lease(of: "p1", at: SharedGenerationKey(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        let lease = keys.lease(of: "p1", at: claim.generation)
         _ = try await redis.run(.command(RESPCommand("PEXPIRE", .string(lease), 1)), deadline: .seconds(1_000_000))
         let answer = try await waiting
         #expect(answer.document.status == 200)

@@ -94,7 +94,7 @@ struct RedisPageStoreTests {
     @Test func onlyTheCurrentHolderMayStore() async throws {
         let first = try await claim("p1")
         // The lease lapses (its holder stalled) and another replica takes it.
-        let generation = SharedGenerationKey(epoch: first.generation.epoch, generation: first.generation.generation)
+        let generation = first.generation
         #expect(try await raw("DEL", .string(keys.lease(of: "p1", at: generation))) == .integer(1))
         let second = try await claim("p1")
         #expect(try await store.renew(first, deadline: Self.far) == false)
@@ -124,7 +124,7 @@ struct RedisPageStoreTests {
 
     @Test func aValueInAnotherFormatIsAMissAndIsDeleted() async throws {
         let claim = try await claim("p1")
-        let key = keys.page(of: "p1", at: .init(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        let key = keys.page(of: "p1", at: claim.generation)
         #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
         #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
         #expect(try await raw("EXISTS", .string(key)) == .integer(0))
@@ -133,7 +133,7 @@ struct RedisPageStoreTests {
     @Test func theRedisExpiryKeepsThePageThroughItsStaleWindows() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
-        let key = keys.page(of: "p1", at: .init(epoch: claim.generation.epoch, generation: claim.generation.generation))
+        let key = keys.page(of: "p1", at: claim.generation)
         let remaining = try await raw("PTTL", .string(key)).integer ?? 0
         #expect(remaining > 355_000 && remaining <= 360_000)
         // Aged past its TTL (as if stored 70 s ago): read back as 10 s stale.
