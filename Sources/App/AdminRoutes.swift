@@ -43,6 +43,7 @@ struct AdminRoutes {
             switch failure {
             case .timedOut: reason = "Redis did not answer in time."
             case .unavailable(let detail): reason = detail
+            case .cancelled: reason = "The request was cancelled while Redis was asked."
             }
             return ProblemDetails(
                 status: HTTPStatus(code: 503),

@@ -1,11 +1,30 @@
-/// Random tokens for epochs, generations and leases: 128 bits as 32 hexadecimal digits, so two
-/// replicas (or a restarted Redis) never pick the same one.
+import Synchronization
+
+/// Tokens for epochs, generations and leases: 128 bits as 32 hexadecimal digits, never the same
+/// twice in a process and, with a random half drawn once per process, not between replicas or
+/// across a Redis restart either.
+///
+/// Every read of the shared cache carries three candidates (used only when a token is missing or
+/// the lease is free), so making one must be cheap: the system generator is asked once, at first
+/// use, not three times per read.
 enum RandomToken {
-    static func make() -> String {
+    private static let processPart: UInt64 = {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        return hex(high) + hex(low)
+        return generator.next()
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    static func make() -> String {
+        let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        return hex(processPart) + hex(mixed(sequence ^ processPart))
+    }
+
+    /// SplitMix64's finaliser: consecutive counters give unrelated-looking halves.
+    private static func mixed(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     private static func hex(_ value: UInt64) -> String {

@@ -126,7 +126,11 @@ public struct RedisPageStore: SharedPageStore {
         do {
             reply = try await redis.run(request, deadline: deadline)
         } catch {
-            throw error == .timedOut ? .timedOut : .unavailable(error.detail)
+            switch error {
+            case .timedOut: throw .timedOut
+            case .cancelled: throw .cancelled
+            default: throw .unavailable(error.detail)
+            }
         }
         if let message = reply.errorMessage { throw .unavailable("Redis answered an error: \(message)") }
         return reply

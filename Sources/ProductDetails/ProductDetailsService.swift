@@ -150,13 +150,36 @@ public final class ProductDetailsService: Sendable {
 
     /// ``invalidate(id:)`` on this replica only: for an invalidation another replica sent.
     public func forgetLocally(id: String) async {
-        cache.invalidate(id)
+        dropCachedCopy(id: id)
         await inFlight.detach(id)
     }
 
     /// ``invalidateAll()`` on this replica only.
     public func forgetAllLocally() async {
+        dropAllCachedCopies()
+        await inFlight.detachAll()
+    }
+
+    /// The synchronous half of ``forgetLocally(id:)``: the cached copy goes and loads that began
+    /// before may no longer store, at once, on the caller's thread (an invalidation message is
+    /// handled on an event loop, where waiting for an actor would delay it).
+    public func dropCachedCopy(id: String) {
+        cache.invalidate(id)
+    }
+
+    /// The synchronous half of ``forgetAllLocally()``.
+    public func dropAllCachedCopies() {
         cache.invalidateAll()
+    }
+
+    /// The other half of ``forgetLocally(id:)``: requests from now on do not join a load already
+    /// running for `id`.
+    public func stopJoiningLoads(id: String) async {
+        await inFlight.detach(id)
+    }
+
+    /// The other half of ``forgetAllLocally()``.
+    public func stopJoiningAnyLoad() async {
         await inFlight.detachAll()
     }
 

@@ -1,6 +1,7 @@
 @testable import App
 import CatalogStub
 import Foundation
+import HTTPClient
 import Testing
 import TestSupport
 
@@ -127,6 +128,21 @@ extension AppE2ETests {
                 }
                 try fleet.redis.restart()
                 try await expectSharingResumes(fleet, id: "p60")
+            }
+        }
+
+        @Test func aClientLeavingWhileRedisIsAskedIsNotARedisFailure() async throws {
+            try await withFleet(replicas: 1, configure: { $0.sharedCache.timeout = .seconds(20) }) { fleet async throws in
+                fleet.redis.freeze()
+                let origin = Origin(host: "127.0.0.1", port: fleet.replicas[0].port)
+                await #expect(throws: (any Error).self) {
+                    _ = try await fleet.client.execute(.get, origin, path: "/products/p12", timeout: .milliseconds(200))
+                }
+                #expect(try await fleet.eventuallyMetric(0, "redis_commands_total", ["outcome": "cancelled"]) { $0 == 1 })
+                #expect(try await fleet.metric(0, "l2_reads_total", ["result": "error"]) == 0)
+                #expect(try await fleet.metric(0, "redis_commands_total", ["outcome": "failed"]) == 0)
+                #expect(try await fleet.metric(0, "redis_breaker_state") == 0)
+                fleet.redis.thaw()
             }
         }
 

@@ -33,8 +33,8 @@ final class FleetMetrics: RedisClientObserver {
         let states = [CircuitBreaker.State.closed, .open, .halfOpen].map(\.label)
         breakerTransitions = counters("redis_breaker_transitions_total", "Changes of the Redis circuit breaker, by new state.", "to", states.map { ($0, $0) })
         breakerState = registry.gauge("redis_breaker_state", help: "The Redis circuit breaker: 0 closed, 1 open (Redis skipped), 2 half-open.")
-        let outcomes = ["reply", "error_reply", "timeout", "failed"]
-        commands = counters("redis_commands_total", "Redis commands by outcome.", "outcome", outcomes.map { ($0, $0) })
+        let outcomes = ["reply", "error_reply", "timeout", "failed", "cancelled"]
+        commands = counters("redis_commands_total", "Redis commands by outcome (cancelled: the caller left, not Redis's doing).", "outcome", outcomes.map { ($0, $0) })
         commandDuration = registry.histogram("redis_command_duration_seconds", help: "Time from a Redis command reaching its connection to its reply or failure.", buckets: DefaultBuckets.latencySeconds)
         published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", ["product", "all"].map { ($0, $0) })
         received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", ["product", "all"].map { ($0, $0) })
@@ -65,7 +65,7 @@ final class FleetMetrics: RedisClientObserver {
         case .reply: label = "reply"
         case .errorReply: label = "error_reply"
         case .timedOut: label = "timeout"
-        case .failed: label = "failed"
+        case .failed(let error): label = error == .cancelled ? "cancelled" : "failed"
         }
         commands[label]?.increment()
         commandDuration.observe(latency)

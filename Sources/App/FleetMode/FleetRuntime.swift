@@ -65,13 +65,19 @@ final class FleetRuntime: Sendable {
                 }
             case .message(_, let payload):
                 guard let message = InvalidationMessage(payload: payload) else { return }
-                Task {
-                    switch message {
-                    case .product(let id):
-                        await service.forgetLocally(id: id)
+                // The cached copy goes here, on the loop, before this returns; the in-flight
+                // table is an actor, so stopping joins waits for a task. Counted once both are done.
+                switch message {
+                case .product(let id):
+                    service.dropCachedCopy(id: id)
+                    Task {
+                        await service.stopJoiningLoads(id: id)
                         metrics.received(.product)
-                    case .everything:
-                        await service.forgetAllLocally()
+                    }
+                case .everything:
+                    service.dropAllCachedCopies()
+                    Task {
+                        await service.stopJoiningAnyLoad()
                         metrics.received(.all)
                         metrics.flushed(because: "invalidated")
                     }

@@ -43,7 +43,7 @@ public final class SharedCache: Sendable {
             }
             return read
         case .failure(let failure):
-            events.sharedRead(failure.readResult)
+            if let result = failure.readResult { events.sharedRead(result) }
             return nil
         case nil:
             return nil
@@ -92,7 +92,7 @@ public final class SharedCache: Sendable {
         } catch {
             result = .failure(error)
         }
-        if Task.isCancelled, case .failure = result {
+        if case .failure(let failure) = result, failure == .cancelled || Task.isCancelled {
             // Our caller left; that says nothing about Redis.
             breaker.withLock { $0.abandonProbe() }
             return result

@@ -4,12 +4,15 @@ public enum SharedStoreFailure: Error, Sendable, Equatable {
     case timedOut
     /// Not connected, refused, or an answer that made no sense; `detail` is for logs.
     case unavailable(String)
+    /// The caller's task was cancelled (its clients left): nothing is known about Redis.
+    case cancelled
 
-    /// The metrics label of a failed read.
-    var readResult: SharedReadResult {
+    /// The metrics label of a failed read; `nil` when the read says nothing about Redis.
+    var readResult: SharedReadResult? {
         switch self {
         case .timedOut: .timeout
         case .unavailable: .error
+        case .cancelled: nil
         }
     }
 }
