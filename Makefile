@@ -36,7 +36,7 @@ test: deps
 
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
 bench:
-	@scripts/install-deps.sh wrk nginx-light
+	@scripts/install-deps.sh wrk nginx-light redis-server
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
 

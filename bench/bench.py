@@ -12,10 +12,14 @@ alternate between nginx and us, so a noisy neighbour hits both sides alike; a ro
 hypervisor stole more than BENCH_MAX_STEAL (default 5%) of the CPU time is measured again.
 
 Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N]
-                      [--scenarios healthz,hot,miss,herd,memory,logged,stub-miss]
+                      [--scenarios healthz,hot,miss,herd,memory,logged,stub-miss,
+                                   l2,fleet-herd,invalidation,redis-down]
 
 The `logged` rows turn logs on for both sides: ours at LOG_LEVEL=info with standard output to a
 file, nginx with its default access_log (combined format) to a file, next to the unlogged rows.
+
+The fleet rows (l2, fleet-herd, invalidation, redis-down: bench/fleet.py) run replicas with
+REDIS_URL set against a redis-server started here, and print a table of their own.
 """
 import argparse
 import json
@@ -180,10 +184,10 @@ def median_of(results):
 MAX_STEAL = float(os.environ.get("BENCH_MAX_STEAL", "0.05"))
 
 
-def alternate(sides, duration, rounds):
-    """Measures each (process, url, script) side `rounds` times, taking turns and swapping who goes
-    first every round; returns each side's medians. Rounds with more steal than MAX_STEAL are
-    measured again, up to `rounds` times."""
+def alternate(sides, duration, rounds, connections=64):
+    """Measures each (process, url, script) side `rounds` times with `connections` connections,
+    taking turns and swapping who goes first every round; returns each side's medians. Rounds with
+    more steal than MAX_STEAL are measured again, up to `rounds` times."""
     runs = [[] for _ in sides]
     repeated = 0
     round_index = 0
@@ -195,7 +199,7 @@ def alternate(sides, duration, rounds):
         results = {}
         for index in order:
             process, url, script = sides[index]
-            results[index] = measure(process, url, 64, duration, script)
+            results[index] = measure(process, url, connections, duration, script)
         if max(result["steal"] for result in results.values()) > MAX_STEAL and repeated < rounds:
             repeated += 1
             continue
@@ -207,11 +211,13 @@ def alternate(sides, duration, rounds):
     return medians
 
 
-def lua_paths(directory, name, paths):
+def lua_paths(directory, name, paths, headers=None):
+    """A wrk script cycling through `paths`, each request with `headers` (a dict) if given."""
     path = os.path.join(directory, name)
+    fields = ", {" + ", ".join(f"[{json.dumps(k)}] = {json.dumps(v)}" for k, v in headers.items()) + "}" if headers else ""
     with open(path, "w") as f:
         f.write("paths = {" + ",".join(json.dumps(p) for p in paths) + "}\n")
-        f.write("i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+        f.write(f"i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i]{fields})\nend\n")
     return path
 
 
@@ -326,11 +332,13 @@ def steal_note(*results):
 
 
 def main():
+    import fleet  # here: it imports this module's helpers, and duel.py and counts.py import this module
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "3")),
                         help="seconds per run (throughput scenarios run BENCH_ROUNDS runs per side)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "9")))
-    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,herd,memory"))
+    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,herd,memory,"
+                                                            + ",".join(fleet.FLEET_SCENARIOS)))
     parser.add_argument("--loops", type=int, default=int(os.environ.get("LOOPS", "1")),
                         help="the service's loops and nginx's workers")
     args = parser.parse_args()
@@ -342,6 +350,7 @@ def main():
     started = []
     lines = []
     notes = []
+    fleet_rows, fleet_notes = [], []
     try:
         stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
         started.append(stub)
@@ -479,6 +488,8 @@ def main():
                          f"{1.5 * cached_mib + 20:.1f} MiB")
             service.stop()
             started.remove(service)
+
+        fleet_rows, fleet_notes = fleet.run(scenarios, args, work, nginx_port, stub_port, ids)
     finally:
         for process in reversed(started):
             process.stop()
@@ -495,6 +506,17 @@ def main():
         print(line)
     for note in notes:
         print("- " + note)
+    if fleet_rows or fleet_notes:
+        print()
+        print(f"Fleet mode (REDIS_URL set; redis-server {fleet.redis_version()} on loopback, LOOPS={args.loops} per replica); "
+              f"rows taking turns are medians of {args.rounds} runs of {args.duration}s")
+        print()
+        print("| scenario | req/s | p50 / p99 | CPU us/req | notes |")
+        print("|---|---|---|---|---|")
+        for line in fleet_rows:
+            print(line)
+        for note in fleet_notes:
+            print("- " + note)
 
 
 if __name__ == "__main__":

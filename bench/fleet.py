@@ -1,0 +1,514 @@
+"""Fleet-mode rows of `make bench` (bench/bench.py calls `run`): replicas with REDIS_URL set,
+sharing a real redis-server that this module starts on 127.0.0.1 and a probed free port (no
+persistence, its --dir in the bench's scratch folder) and stops afterwards.
+
+Scenarios:
+  l2            an L2 hit (`Cache-Control: no-cache` skips L1, so each request reads Redis) against
+                an L1 hit on the same replica, and an uncached load (single node, cache off) from
+                the same nginx upstream as the miss row; taking turns, at 64 connections
+                (throughput) and at 1 (latency without queueing).
+  fleet-herd    2,000 clients spread over three replicas on a product nobody asked for, upstream
+                slowed to 200 ms: upstream calls per route, a few rounds with fresh ids.
+  invalidation  three replicas hold a page as an L1 hit; from the DELETE's 204 until the last
+                replica stops answering it (each polled until its answer is not an L1 hit).
+  redis-down    uncached pages per second of a replica whose Redis was killed after start
+                (breaker open) against single-node mode, taking turns.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import selectors
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import time
+import urllib.request
+
+from bench import Process, alternate, free_port, get, lua_paths, start_service, start_stub, wrk
+
+FLEET_SCENARIOS = ("l2", "fleet-herd", "invalidation", "redis-down")
+ADMIN_TOKEN = "bench-fleet-token"
+L1_HIT = "product-details; hit"
+# Linux's SO_TIMESTAMPNS (Python names no constant for it): the kernel's receive time of a packet.
+SO_TIMESTAMPNS = 35
+
+
+def start_redis(directory):
+    """redis-server on 127.0.0.1 and a free port found by probing (`--port 0` turns TCP off), tried
+    again should another process take the port first; returns (process, port)."""
+    data = os.path.join(directory, "redis")
+    os.makedirs(data, exist_ok=True)
+    log = os.path.join(directory, "redis.log")
+    for _ in range(5):
+        port = free_port()
+        process = Process(["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+                           "--appendonly", "no", "--dir", data], stdout_path=log)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and process.popen.poll() is None:
+            with open(log, errors="replace") as f:
+                if "Ready to accept connections" in f.read():
+                    return process, port
+            time.sleep(0.05)
+        process.popen.kill()
+        process.popen.wait()
+    raise RuntimeError(f"redis-server did not start (see {log})")
+
+
+class WithRedis:
+    """A replica for `measure` that also notes Redis's CPU time at every reading (measure reads
+    before and after each run), so that Redis's share of a side's runs can be told apart."""
+
+    def __init__(self, service, redis):
+        self.service, self.redis = service, redis
+        self.readings = []
+
+    def cpu_seconds(self):
+        self.readings.append(self.redis.cpu_seconds())
+        return self.service.cpu_seconds()
+
+    def redis_us_per_request(self, requests):
+        """Redis's CPU during this side's runs (every run, also those measured again) per request."""
+        spent = sum(after - before for before, after in zip(self.readings[::2], self.readings[1::2]))
+        return spent * 1e6 / max(1, requests)
+
+    def rss_kib(self, key="VmRSS"):
+        return self.service.rss_kib(key)
+
+
+def metrics(port):
+    """The service's metrics as {'name{labels}': value}."""
+    _, _, body = get(f"http://127.0.0.1:{port}/metrics")
+    values = {}
+    for line in body.decode().splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    return values
+
+
+def delta(after, before, name):
+    return after.get(name, 0) - before.get(name, 0)
+
+
+def labelled(values, family):
+    """{label value: number} of a family with one label."""
+    return {m.group(1): v for key, v in values.items() if (m := re.fullmatch(rf'{family}\{{\w+="(\w+)"\}}', key))}
+
+
+def changes(before, after, family):
+    """{label value: increase} of a family with one label."""
+    old = labelled(before, family)
+    return {key: value - old.get(key, 0) for key, value in labelled(after, family).items()}
+
+
+def listing(values):
+    return ", ".join(f"{key} {value:.0f}" for key, value in values.items())
+
+
+def wait_for_metric(port, name, value, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if metrics(port).get(name) == value:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"replica on port {port}: {name} never reached {value}")
+
+
+def start_replicas(count, env, redis_port, started):
+    """`count` replicas sharing Redis, each subscribed to invalidations (appended to `started`);
+    returns their (process, port) pairs."""
+    replicas = []
+    for _ in range(count):
+        process, port = start_service({"REDIS_URL": f"redis://127.0.0.1:{redis_port}", "ADMIN_TOKEN": ADMIN_TOKEN, **env})
+        started.append(process)
+        replicas.append((process, port))
+    for _, port in replicas:
+        wait_for_metric(port, "product_details_redis_subscriber_connected", 1)
+    return replicas
+
+
+def reset_stub(port):
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/stats", method="DELETE")).read()
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def verdict(met):
+    return "met" if met else "MISSED"
+
+
+def row(name, result, extra=""):
+    problems = ""
+    if result["non2xx"] or result["socket_errors"]:
+        problems = f"; {result['non2xx']} non-2xx, socket errors {result['socket_errors'] or 'none'}"
+    steal = f"; steal up to {result['steal']:.1%}" if result.get("steal", 0) >= 0.001 else ""
+    return (f"| {name} | {result['rps']:.0f} | {result['p50']:.2f} / {result['p99']:.2f} ms | "
+            f"{result['cpu_us']:.1f} | {extra}{problems}{steal} |")
+
+
+def l2_scenario(args, work, nginx_port, ids, rows, notes):
+    loops = {"LOOPS": str(args.loops)}
+    upstream = f"http://127.0.0.1:{nginx_port}/upstream"
+    started = []
+    try:
+        redis, redis_port = start_redis(os.path.join(work, "l2"))
+        started.append(redis)
+        # An hour of freshness: the turns take minutes, and an expired page would be a load.
+        (_, filler), (replica_process, replica) = start_replicas(
+            2, {"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "3600", **loops}, redis_port, started)
+        single, single_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+        started.append(single)
+
+        # The filler loads every page into Redis; the measured replica reads them from there.
+        fill = lua_paths(work, "l2-fill.lua", [f"/products/{p}" for p in ids])
+        for _ in range(5):
+            wrk(f"http://127.0.0.1:{filler}", 16, 2, fill)
+            stored = metrics(filler).get('product_details_leases_total{result="won"}', 0)
+            if stored >= len(ids):
+                break
+        else:
+            raise RuntimeError(f"l2: the filler stored {stored:.0f} of {len(ids)} pages in Redis")
+        hot = ids[:100]
+        for product in hot:
+            get(f"http://127.0.0.1:{replica}/products/{product}")
+        _, headers, _ = get(f"http://127.0.0.1:{replica}/products/{hot[0]}")
+        if not headers.get("Cache-Status", "").startswith(L1_HIT):
+            raise RuntimeError(f"l2: a warmed page is not an L1 hit: {headers.get('Cache-Status')}")
+        _, headers, _ = get(f"http://127.0.0.1:{replica}/products/{hot[0]}", {"Cache-Control": "no-cache"})
+        shared_hit = headers.get("Cache-Status", "")
+        if not shared_hit.startswith("product-details-shared; hit"):
+            raise RuntimeError(f"l2: a no-cache request is not an L2 hit: {shared_hit}")
+
+        l1_script = lua_paths(work, "l2-l1.lua", [f"/products/{p}" for p in hot])
+        l2_script = lua_paths(work, "l2-l2.lua", [f"/products/{p}" for p in ids], {"Cache-Control": "no-cache"})
+        miss_script = lua_paths(work, "l2-miss.lua", [f"/products/{p}" for p in ids])
+        before = metrics(replica)
+        results = {}
+        for connections in (64, 1):
+            l1_side, l2_side = WithRedis(replica_process, redis), WithRedis(replica_process, redis)
+            sides = [(l1_side, f"http://127.0.0.1:{replica}", l1_script),
+                     (l2_side, f"http://127.0.0.1:{replica}", l2_script),
+                     (single, f"http://127.0.0.1:{single_port}", miss_script)]
+            results[connections] = alternate(sides, args.duration, args.rounds, connections=connections)
+            for side, result in zip((l1_side, l2_side), results[connections]):
+                result["redis_us"] = side.redis_us_per_request(result["requests"])
+        after = metrics(replica)
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    reads, commands, reconnects = (changes(before, after, family) for family in (
+        "product_details_l2_reads_total", "product_details_redis_commands_total", "product_details_redis_reconnects_total"))
+    upstream_calls = sum(delta(after, before, k) for k in after if k.startswith("product_details_upstream_requests_total"))
+    for connections, (l1, l2, miss) in results.items():
+        label = f"c{connections}"
+        rows.append(row(f"l2: L1 hit, 100 ids ({label})", l1, f"the same replica as the L2 row; Redis {l1['redis_us']:.1f} us/req"))
+        rows.append(row(f"l2: L2 hit, no-cache, 5000 ids ({label})", l2,
+                        f"p50 {l2['p50'] - l1['p50']:+.2f} ms against L1; req/s {l2['rps'] / l1['rps']:.2f}x L1's; "
+                        f"Redis {l2['redis_us']:.1f} us/req more"))
+        rows.append(row(f"l2: uncached load, single node, cache off ({label})", miss, "nginx upstream as the miss row"))
+        notes.append(f"l2 ({label}): L2 p50 {l2['p50']:.2f} ms against L1's {l1['p50']:.2f} ms "
+                     f"(aim: within 0.2 ms, {verdict(l2['p50'] - l1['p50'] <= 0.2)}) and the uncached load's "
+                     f"{miss['p50']:.2f} ms (aim: below, {verdict(l2['p50'] < miss['p50'])})")
+    notes.append(f"l2: the measured replica during the turns: L2 reads {listing(reads)}; Redis commands {listing(commands)}; "
+                 f"reconnects {listing(reconnects)}; "
+                 f"its upstream requests {upstream_calls:.0f}; the CPU column is the replica's, Redis's is in the notes "
+                 f"(over every run of the side, also runs measured again for steal)")
+
+
+def fleet_herd_scenario(args, work, rows, notes):
+    rounds = int(os.environ.get("BENCH_FLEET_HERD_ROUNDS", "3"))
+    clients = 2000
+    started = []
+    outcomes = []
+    try:
+        redis, redis_port = start_redis(os.path.join(work, "fleet-herd"))
+        started.append(redis)
+        slow_stub, slow_port = start_stub({"CATALOG_SIZE": "20000", "STUB_LATENCY_MS": "200"})
+        started.append(slow_stub)
+        replicas = [port for _, port in start_replicas(
+            3, {"UPSTREAM_URL": f"http://127.0.0.1:{slow_port}", "LOOPS": str(args.loops)}, redis_port, started)]
+        shares = [clients // 3 + (1 if n < clients % 3 else 0) for n in range(3)]
+        for index in range(rounds):
+            product = f"p{14001 + index}"
+            reset_stub(slow_port)
+            before = [metrics(port) for port in replicas]
+            with concurrent.futures.ThreadPoolExecutor(3) as pool:
+                runs = list(pool.map(lambda pair: wrk(f"http://127.0.0.1:{pair[0]}/products/{product}", pair[1], 2),
+                                     zip(replicas, shares)))
+            _, _, stats = get(f"http://127.0.0.1:{slow_port}/stats")
+            counts = json.loads(stats)["requests"]
+            leases = {}
+            for port, old in zip(replicas, before):
+                for key, value in changes(old, metrics(port), "product_details_leases_total").items():
+                    leases[key] = leases.get(key, 0) + value
+            outcomes.append((product, counts, runs, leases))
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    exact = all(all(c[route] == 1 for route in ("product", "reviews", "suggested")) for _, c, _, _ in outcomes)
+    for product, counts, runs, leases in outcomes:
+        answers = sum(r["requests"] for r in runs)
+        non2xx = sum(r["non2xx"] for r in runs)
+        errors = "; ".join(r["socket_errors"] for r in runs if r["socket_errors"]) or "none"
+        notes.append(f"fleet-herd {clients} clients over 3 replicas ({'/'.join(map(str, shares))}) on {product}, upstream 200 ms: "
+                     f"{answers} answers in 2 s (non-2xx {non2xx}, socket errors: {errors}), upstream calls "
+                     f"product={counts['product']} reviews={counts['reviews']} suggested={counts['suggested']}; "
+                     f"leases {listing(leases)}")
+    notes.append(f"fleet-herd: aim exactly 1 upstream call per route in every round: {verdict(exact)}")
+
+
+class Probe:
+    """One keep-alive connection (HTTP/1.1 answers framed by Content-Length); `stamp` is the kernel's
+    receive time (CLOCK_REALTIME seconds) of the last bytes read."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.buffer = b""
+        self.stamp = None
+
+    def send(self, data):
+        self.sock.sendall(data)
+        return time.perf_counter()
+
+    def take(self):
+        """(status, headers) of a complete response in the buffer, or None."""
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return None
+        lines = self.buffer[:end].decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        total = end + 4 + int(headers.get("content-length", "0"))
+        if len(self.buffer) < total:
+            return None
+        self.buffer = self.buffer[total:]
+        return int(lines[0].split()[1]), headers
+
+    def read(self):
+        """Reads what has arrived; False when the peer closed."""
+        data, ancillary, _, _ = self.sock.recvmsg(65536, socket.CMSG_SPACE(16))
+        for level, kind, value in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                seconds, nanoseconds = struct.unpack("qq", value[:16])
+                self.stamp = seconds + nanoseconds / 1e9
+        self.buffer += data
+        return bool(data)
+
+    def response(self):
+        while (answer := self.take()) is None:
+            if not self.read():
+                raise RuntimeError("connection closed mid-response")
+        return answer
+
+    def close(self):
+        self.sock.close()
+
+
+def request(path, method="GET", headers=()):
+    return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "".join(f"{h}\r\n" for h in headers) + "\r\n").encode()
+
+
+def subscribe(redis_port, channel):
+    """A plain subscriber on `channel` (a Probe on Redis): when Redis delivers an invalidation, as
+    a baseline for the replicas."""
+    watcher = Probe(redis_port)
+    watcher.send(f"*2\r\n$9\r\nSUBSCRIBE\r\n${len(channel)}\r\n{channel}\r\n".encode())
+    while b"subscribe" not in watcher.buffer or not watcher.buffer.endswith(b"\r\n:1\r\n"):
+        watcher.read()
+    watcher.buffer = b""
+    return watcher
+
+
+def invalidation_round(replicas, probes, product, sender, watcher):
+    """Makes every replica hold `product` as an L1 hit, deletes it through `sender`, and polls every
+    replica until its answer is not that L1 copy. Returns per replica (sent, answered, polls):
+    seconds after the 204 of the probe that first saw the page gone and of its answer, and how many
+    probes it took; the 204's
+    X-Invalidation-Receivers; and when the plain subscriber `watcher` received the message,
+    seconds after the 204 (kernel receive times of both); the round trips of the probes answered
+    with the old page (the resolution of the first figure)."""
+    page = request(f"/products/{product}")
+    for probe in probes + probes:
+        probe.send(page)
+        probe.response()
+    for probe in probes:
+        probe.send(page)
+        _, headers = probe.response()
+        if not headers.get("cache-status", "").startswith(L1_HIT):
+            raise RuntimeError(f"invalidation: {product} is not an L1 hit before the DELETE: {headers.get('cache-status')}")
+    admin = Probe(replicas[sender])
+    admin.send(request(f"/cache/products/{product}", "DELETE", [f"Authorization: Bearer {ADMIN_TOKEN}"]))
+    status, headers = admin.response()
+    start = time.perf_counter()
+    admin.close()
+    if status != 204:
+        raise RuntimeError(f"invalidation: DELETE answered {status}")
+    selector = selectors.DefaultSelector()
+    sent = {}
+    polls = [1] * len(probes)
+    for index, probe in enumerate(probes):
+        selector.register(probe.sock, selectors.EVENT_READ, index)
+        sent[index] = probe.send(page)
+    selector.register(watcher.sock, selectors.EVENT_READ, None)
+    seen = {}
+    delivered = None
+    round_trips = []
+    deadline = start + 5
+    while len(seen) < len(probes) or delivered is None:
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"invalidation: replicas {sorted(set(range(len(probes))) - set(seen))} still answer "
+                               f"the old page 5 s after the 204 (message delivered: {delivered is not None})")
+        for key, _ in selector.select(timeout=0.5):
+            index = key.data
+            if index is None:
+                watcher.read()
+                if b"message" in watcher.buffer:
+                    watcher.buffer = b""
+                    delivered = watcher.stamp - admin.stamp
+                    selector.unregister(watcher.sock)
+                continue
+            probe = probes[index]
+            if not probe.read():
+                raise RuntimeError("invalidation: a replica closed its connection")
+            answer = probe.take()
+            if answer is None:
+                continue
+            answered = time.perf_counter()
+            if answer[1].get("cache-status", "").startswith(L1_HIT):
+                round_trips.append(answered - sent[index])
+                sent[index] = probe.send(page)
+                polls[index] += 1
+            else:
+                seen[index] = (sent[index] - start, answered - start, polls[index])
+                selector.unregister(probe.sock)
+    selector.close()
+    return [seen[i] for i in range(len(probes))], headers.get("x-invalidation-receivers"), delivered, round_trips
+
+
+def invalidation_scenario(args, work, stub_port, rows, notes):
+    rounds = int(os.environ.get("BENCH_INVALIDATION_ROUNDS", "500"))
+    started = []
+    try:
+        redis, redis_port = start_redis(os.path.join(work, "invalidation"))
+        started.append(redis)
+        replicas = [port for _, port in start_replicas(
+            3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
+        probes = [Probe(port) for port in replicas]
+        watcher = subscribe(redis_port, "pd:v1:invalidations")
+        before = [metrics(port) for port in replicas]
+        results, delivered, round_trips = [], [], []
+        receivers = {}
+        for index in range(rounds):
+            seen, count, arrival, trips = invalidation_round(replicas, probes, f"p{15001 + index}", index % len(replicas), watcher)
+            results.append(seen)
+            round_trips += trips
+            delivered.append(arrival * 1000)
+            receivers[count] = receivers.get(count, 0) + 1
+        after = [metrics(port) for port in replicas]
+        for probe in probes + [watcher]:
+            probe.close()
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    received = [delta(a, b, 'product_details_invalidations_received_total{scope="product"}') for a, b in zip(after, before)]
+    last_sent = [max(s for s, _, _ in seen) * 1000 for seen in results]
+    last_answered = [max(a for _, a, _ in seen) * 1000 for seen in results]
+    # The replicas that did not take the DELETE learn of it from Redis alone.
+    others = [seen[n] for index, seen in enumerate(results) for n in range(3) if n != index % 3]
+    late = sum(1 for _, _, polls in others if polls > 1)
+
+    def spread(values):
+        return f"p50 {statistics.median(values):.2f} / p99 {percentile(values, 0.99):.2f} / max {max(values):.2f} ms"
+    rows.append(f"| invalidation: 204 until the last of 3 replicas stops answering the old L1 copy ({rounds} rounds) | - | "
+                f"{statistics.median(last_sent):.2f} / {percentile(last_sent, 0.99):.2f} ms | - | "
+                f"max {max(last_sent):.2f} ms; until that poll's answer arrived {spread(last_answered)} |")
+    notes.append(f"invalidation, {rounds} rounds over 3 replicas, each holding the page as an L1 hit, the DELETE sent to each in "
+                 f"turn: until the last replica stopped answering the old page (when the poll that first saw it gone was sent) "
+                 f"{spread(last_sent)}; aim p99 under 5 ms: {verdict(percentile(last_sent, 0.99) < 5)}. Until that poll's "
+                 f"answer arrived (a load or a wait for another replica's) {spread(last_answered)}")
+    notes.append(f"invalidation: a plain subscriber (this script) received the message {spread(delivered)} after the 204 "
+                 f"(kernel receive times); the replicas that did not take the DELETE: {spread([s * 1000 for s, _, _ in others])}, "
+                 f"answering the old page at least once after the 204 in {late} of {len(others)} cases (a poll answered with "
+                 f"the old page took {spread([t * 1000 for t in round_trips]) if round_trips else 'none'}: the resolution); "
+                 f"X-Invalidation-Receivers (the 3 replicas and this script) {', '.join(f'{k}: {v} times' for k, v in receivers.items())}; "
+                 f"invalidations received per replica {', '.join(f'{v:.0f}' for v in received)}")
+
+
+def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
+    loops = {"LOOPS": str(args.loops)}
+    upstream = f"http://127.0.0.1:{nginx_port}/upstream"
+    started = []
+    try:
+        redis, redis_port = start_redis(os.path.join(work, "redis-down"))
+        started.append(redis)
+        ((fleet_process, replica),) = start_replicas(1, {"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops},
+                                                     redis_port, started)
+        redis.popen.send_signal(signal.SIGKILL)
+        redis.popen.wait()
+        # Failed reads open the breaker; then requests skip Redis.
+        deadline = time.monotonic() + 10
+        n = 0
+        while metrics(replica).get("product_details_redis_breaker_state") != 1:
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-down: the breaker did not open after Redis was killed")
+            get(f"http://127.0.0.1:{replica}/products/{ids[n % len(ids)]}")
+            n += 1
+        _, headers, _ = get(f"http://127.0.0.1:{replica}/products/{ids[0]}")
+        bypass = headers.get("Cache-Status", "")
+        single, single_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+        started.append(single)
+        script = lua_paths(work, "redis-down.lua", [f"/products/{p}" for p in ids])
+        before = metrics(replica)
+        down, alone = alternate([(fleet_process, f"http://127.0.0.1:{replica}", script),
+                                 (single, f"http://127.0.0.1:{single_port}", script)], args.duration, args.rounds)
+        after = metrics(replica)
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    commands, reads, transitions = (changes(before, after, family) for family in (
+        "product_details_redis_commands_total", "product_details_l2_reads_total",
+        "product_details_redis_breaker_transitions_total"))
+    ratio = down["rps"] / alone["rps"]
+    rows.append(row("redis-down: uncached, Redis killed, breaker open (c64)", down,
+                    f"{ratio:.2f}x single node's pages/s; Cache-Status {bypass!r}"))
+    rows.append(row("redis-down: uncached, single node (c64)", alone, "the same settings without REDIS_URL"))
+    notes.append(f"redis-down: {ratio:.2f}x single node's pages per second (aim: within 10%, {verdict(ratio >= 0.9)}); "
+                 f"{n} requests opened the breaker; during the turns Redis commands {listing(commands)}, "
+                 f"L2 reads {listing(reads)}, breaker transitions {listing(transitions)}, state at the end "
+                 f"{after.get('product_details_redis_breaker_state', float('nan')):.0f}")
+
+
+def run(scenarios, args, work, nginx_port, stub_port, ids):
+    """Runs the fleet scenarios named in `scenarios`; returns (table rows, notes)."""
+    rows, notes = [], []
+    if "l2" in scenarios:
+        l2_scenario(args, work, nginx_port, ids, rows, notes)
+    if "fleet-herd" in scenarios:
+        fleet_herd_scenario(args, work, rows, notes)
+    if "invalidation" in scenarios:
+        invalidation_scenario(args, work, stub_port, rows, notes)
+    if "redis-down" in scenarios:
+        redis_down_scenario(args, work, nginx_port, ids, rows, notes)
+    return rows, notes
+
+
+def redis_version():
+    try:
+        out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+        return re.search(r"v=(\S+)", out).group(1)
+    except Exception:
+        return "?"
