@@ -350,7 +350,7 @@ def main():
     started = []
     lines = []
     notes = []
-    fleet_rows, fleet_notes = [], []
+    fleet_rows, fleet_notes, fleet_failed = [], [], False
     try:
         stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
         started.append(stub)
@@ -489,7 +489,7 @@ def main():
             service.stop()
             started.remove(service)
 
-        fleet_rows, fleet_notes = fleet.run(scenarios, args, work, nginx_port, stub_port, ids)
+        fleet_rows, fleet_notes, fleet_failed = fleet.run(scenarios, args, work, nginx_port, stub_port, ids)
     finally:
         for process in reversed(started):
             process.stop()
@@ -517,6 +517,7 @@ def main():
             print(line)
         for note in fleet_notes:
             print("- " + note)
+    return 1 if fleet_failed else 0
 
 
 if __name__ == "__main__":
