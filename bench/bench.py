@@ -500,24 +500,25 @@ def main():
     print(f"product-details (LOOPS={args.loops}) vs nginx ({workers}), wrk -t1 on the same {os.cpu_count()} cores; "
           f"medians of {args.rounds} alternating runs of {args.duration}s; ratios are ours / nginx in the same run")
     print()
-    print("| scenario | req/s (ratio) | p50 / p99 (p99 ratio) | CPU us/req (ratio) | peak RSS MiB | nginx req/s | nginx p50 / p99 | nginx CPU us/req | notes |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for line in lines:
-        print(line)
-    for note in notes:
-        print("- " + note)
+    print_table(["scenario", "req/s (ratio)", "p50 / p99 (p99 ratio)", "CPU us/req (ratio)", "peak RSS MiB", "nginx req/s",
+                 "nginx p50 / p99", "nginx CPU us/req", "notes"], lines, notes)
     if fleet_rows or fleet_notes:
         print()
         print(f"Fleet mode (REDIS_URL set; redis-server {fleet.redis_version()} on loopback, LOOPS={args.loops} per replica); "
               f"rows taking turns are medians of {args.rounds} runs of {args.duration}s")
         print()
-        print("| scenario | req/s | p50 / p99 | CPU us/req | notes |")
-        print("|---|---|---|---|---|")
-        for line in fleet_rows:
-            print(line)
-        for note in fleet_notes:
-            print("- " + note)
+        print_table(["scenario", "req/s", "p50 / p99", "CPU us/req", "notes"], fleet_rows, fleet_notes)
     return 1 if fleet_failed else 0
+
+
+def print_table(columns, lines, notes):
+    """A Markdown table of `lines` under `columns`, then `notes` as a list."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for line in lines:
+        print(line)
+    for note in notes:
+        print("- " + note)
 
 
 if __name__ == "__main__":

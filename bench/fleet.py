@@ -13,6 +13,9 @@ Scenarios:
                 replica stops answering it (each polled until its answer is not an L1 hit).
   redis-down    uncached pages per second of a replica whose Redis was killed after start
                 (breaker open) against single-node mode, taking turns.
+
+Settings (environment): BENCH_FLEET_HERD_ROUNDS (3), BENCH_INVALIDATION_ROUNDS (500); the
+turns follow bench.py's BENCH_SECONDS and BENCH_ROUNDS.
 """
 import concurrent.futures
 import json
@@ -152,17 +155,19 @@ def row(name, result, extra=""):
             f"{result['cpu_us']:.1f} | {extra}{problems}{steal} |")
 
 
+def nginx_upstream(args, nginx_port, ttl):
+    """Settings of a service loading from the nginx export of the catalog (as the miss row)."""
+    return {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": str(ttl), "LOOPS": str(args.loops)}
+
+
 def l2_scenario(args, work, nginx_port, ids, rows, notes):
-    loops = {"LOOPS": str(args.loops)}
-    upstream = f"http://127.0.0.1:{nginx_port}/upstream"
     started = []
     try:
         redis, redis_port = start_redis(os.path.join(work, "l2"))
         started.append(redis)
         # An hour of freshness: the turns take minutes, and an expired page would be a load.
-        (_, filler), (replica_process, replica) = start_replicas(
-            2, {"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "3600", **loops}, redis_port, started)
-        single, single_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+        (_, filler), (replica_process, replica) = start_replicas(2, nginx_upstream(args, nginx_port, 3600), redis_port, started)
+        single, single_port = start_service(nginx_upstream(args, nginx_port, 0))
         started.append(single)
 
         # The filler loads every page into Redis; the measured replica reads them from there.
@@ -451,14 +456,11 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
 
 
 def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
-    loops = {"LOOPS": str(args.loops)}
-    upstream = f"http://127.0.0.1:{nginx_port}/upstream"
     started = []
     try:
         redis, redis_port = start_redis(os.path.join(work, "redis-down"))
         started.append(redis)
-        ((fleet_process, replica),) = start_replicas(1, {"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops},
-                                                     redis_port, started)
+        ((fleet_process, replica),) = start_replicas(1, nginx_upstream(args, nginx_port, 0), redis_port, started)
         redis.popen.send_signal(signal.SIGKILL)
         redis.popen.wait()
         # Failed reads open the breaker; then requests skip Redis.
@@ -471,7 +473,7 @@ def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
             n += 1
         _, headers, _ = get(f"http://127.0.0.1:{replica}/products/{ids[0]}")
         bypass = headers.get("Cache-Status", "")
-        single, single_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+        single, single_port = start_service(nginx_upstream(args, nginx_port, 0))
         started.append(single)
         script = lua_paths(work, "redis-down.lua", [f"/products/{p}" for p in ids])
         before = metrics(replica)
