@@ -338,9 +338,10 @@ def subscribe(redis_port, channel):
 
 def invalidation_round(replicas, probes, product, sender, watcher):
     """Makes every replica hold `product` as an L1 hit, deletes it through `sender`, and polls every
-    replica until its answer is not that L1 copy. Returns per replica (sent, answered, polls):
-    seconds after the 204 of the probe that first saw the page gone and of its answer, and how many
-    probes it took; the 204's
+    replica until its answer is not that L1 copy. Returns per replica (sent, answered, polls, old):
+    seconds after the 204 of the probe that first saw the page gone and of its answer, how many
+    probes it took, and when the last probe answered with the old page was sent (0 if none); the
+    204's
     X-Invalidation-Receivers; and when the plain subscriber `watcher` received the message,
     seconds after the 204 (kernel receive times of both); the round trips of the probes answered
     with the old page (the resolution of the first figure)."""
@@ -363,6 +364,7 @@ def invalidation_round(replicas, probes, product, sender, watcher):
     selector = selectors.DefaultSelector()
     sent = {}
     polls = [1] * len(probes)
+    still_old = [start] * len(probes)
     for index, probe in enumerate(probes):
         selector.register(probe.sock, selectors.EVENT_READ, index)
         sent[index] = probe.send(page)
@@ -395,10 +397,11 @@ def invalidation_round(replicas, probes, product, sender, watcher):
             answered = time.perf_counter()
             if answer[1].get("cache-status", "").startswith(L1_HIT):
                 round_trips.append(answered - sent[index])
+                still_old[index] = sent[index]
                 sent[index] = probe.send(page)
                 polls[index] += 1
             else:
-                seen[index] = (sent[index] - start, answered - start, polls[index])
+                seen[index] = (sent[index] - start, answered - start, polls[index], still_old[index] - start)
                 selector.unregister(probe.sock)
     selector.close()
     return [seen[i] for i in range(len(probes))], headers.get("x-invalidation-receivers"), delivered, round_trips
@@ -432,11 +435,13 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
             process.stop()
 
     received = [delta(a, b, 'product_details_invalidations_received_total{scope="product"}') for a, b in zip(after, before)]
-    last_sent = [max(s for s, _, _ in seen) * 1000 for seen in results]
-    last_answered = [max(a for _, a, _ in seen) * 1000 for seen in results]
+    last_sent = [max(s for s, _, _, _ in seen) * 1000 for seen in results]
+    last_answered = [max(a for _, a, _, _ in seen) * 1000 for seen in results]
+    # The last replica dropped the page after the last poll that still got it was sent.
+    last_old = [max(old for _, _, _, old in seen) * 1000 for seen in results]
     # The replicas that did not take the DELETE learn of it from Redis alone.
     others = [seen[n] for index, seen in enumerate(results) for n in range(3) if n != index % 3]
-    late = sum(1 for _, _, polls in others if polls > 1)
+    late = sum(1 for _, _, polls, _ in others if polls > 1)
 
     def spread(values):
         return f"p50 {statistics.median(values):.2f} / p99 {percentile(values, 0.99):.2f} / max {max(values):.2f} ms"
@@ -445,10 +450,12 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
                 f"max {max(last_sent):.2f} ms; until that poll's answer arrived {spread(last_answered)} |")
     notes.append(f"invalidation, {rounds} rounds over 3 replicas, each holding the page as an L1 hit, the DELETE sent to each in "
                  f"turn: until the last replica stopped answering the old page (when the poll that first saw it gone was sent) "
-                 f"{spread(last_sent)}; aim p99 under 5 ms: {verdict(percentile(last_sent, 0.99) < 5)}. Until that poll's "
+                 f"{spread(last_sent)}; aim p99 under 5 ms: {verdict(percentile(last_sent, 0.99) < 5)}. The last poll "
+                 f"that still got the old page was sent {spread(last_old)} after the 204 (so the last replica dropped "
+                 f"it between the two). Until that poll's "
                  f"answer arrived (a load or a wait for another replica's) {spread(last_answered)}")
     notes.append(f"invalidation: a plain subscriber (this script) received the message {spread(delivered)} after the 204 "
-                 f"(kernel receive times, known in {len(delivered)} of {rounds} rounds); the replicas that did not take the DELETE: {spread([s * 1000 for s, _, _ in others])}, "
+                 f"(kernel receive times, known in {len(delivered)} of {rounds} rounds); the replicas that did not take the DELETE: {spread([s * 1000 for s, _, _, _ in others])}, "
                  f"answering the old page at least once after the 204 in {late} of {len(others)} cases (a poll answered with "
                  f"the old page took {spread([t * 1000 for t in round_trips]) if round_trips else 'none'}: the resolution); "
                  f"X-Invalidation-Receivers (the 3 replicas and this script) {', '.join(f'{k}: {v} times' for k, v in receivers.items())}; "
