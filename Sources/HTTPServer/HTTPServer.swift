@@ -2,6 +2,7 @@ import EventLoop
 import HTTP1
 import Locking
 import Synchronization
+import Timekeeping
 
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
 /// the loop that accepted it. A request is answered on the loop thread when an immediate
@@ -12,6 +13,8 @@ public final class HTTPServer: Sendable {
     let responder: RouteHandler
     let immediateResponder: ImmediateResponder?
     let answerObserver: AnswerObserver?
+    /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`).
+    let time: any TimeSource
     let connections = ConnectionCounter()
     /// Requests being handled now, across loops.
     let requests = InFlightRequestCounter()
@@ -24,9 +27,10 @@ public final class HTTPServer: Sendable {
     /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
     /// `answered`, when given, sees every answer the server writes, whoever gave it.
     public init(
-        group: EventLoopGroup, configuration: ServerConfiguration, immediate: ImmediateResponder? = nil,
-        answered: AnswerObserver? = nil, responder: @escaping RouteHandler
+        group: EventLoopGroup, configuration: ServerConfiguration, time: any TimeSource = ClockTimeSource(ContinuousClock()),
+        immediate: ImmediateResponder? = nil, answered: AnswerObserver? = nil, responder: @escaping RouteHandler
     ) {
+        self.time = time
         self.group = group
         self.configuration = configuration
         self.immediateResponder = immediate
