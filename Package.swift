@@ -9,7 +9,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
 // Timekeeping (TimeSource, ManualTimeSource) imports only Locking: the one time line for everything
-// that waits or expires, the domain now, the connection state machines as they are converted.
+// that waits or expires (domain, server, client, pool); EventLoop's LoopTimeSource is the
+// production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 // Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
 // the libuv shell that drives it lives above EventLoop.
@@ -29,7 +30,7 @@ let package = Package(
         // Defines epoll_ctl and epoll_wait, which take the place of the C library's: see EdgeTriggered.c.
         .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
-        .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP"]),
@@ -43,11 +44,11 @@ let package = Package(
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),

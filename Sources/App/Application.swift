@@ -23,12 +23,15 @@ public final class Application: Sendable {
     public let logger: Logger
     /// The in-process demo catalog when no upstream is configured.
     public let demoCatalog: CatalogStub?
+    /// The one time line the service, the server and the client wait and expire on.
+    private let time: any TimeSource
     private let signals = SignalWaiter()
 
     private init(
         configuration: AppConfiguration, group: EventLoopGroup, server: HTTPServer, client: HTTPClient,
-        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?
+        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, time: any TimeSource
     ) {
+        self.time = time
         self.configuration = configuration
         self.group = group
         self.server = server
@@ -91,14 +94,15 @@ public final class Application: Sendable {
                 try Origin(url: configuration.suggestionsURL!)
             )
         }
-        let client = HTTPClient(group: group, configuration: configuration.client)
+        let time = LoopTimeSource(fallbackLoop: group.loops[0])
+        let client = HTTPClient(group: group, configuration: configuration.client, time: time)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
         let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger))
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
-            time: ClockTimeSource(LoopClock(fallbackLoop: group.loops[0])), events: metrics)
+            time: time, events: metrics)
         let readiness = Readiness()
         var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
@@ -107,7 +111,7 @@ public final class Application: Sendable {
         MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(
-            group: group, configuration: configuration.server,
+            group: group, configuration: configuration.server, time: time,
             immediate: { request, context in front.respondImmediately(to: &request, context: &context) },
             answered: { response, request in front.answered(&response, request) },
             responder: { request, context in await front.respond(to: request, context: context) })
@@ -122,7 +126,7 @@ public final class Application: Sendable {
         logger.info("configuration", configuration.effective)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
-            logger: logger, demoCatalog: demoCatalog)
+            logger: logger, demoCatalog: demoCatalog, time: time)
     }
 
     /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when
@@ -159,7 +163,7 @@ public final class Application: Sendable {
         if configuration.shutdownDelay > .zero {
             // Not ready, still serving: load balancers see /readyz fail and move traffic away
             // before the listeners close.
-            try? await LoopClock(fallbackLoop: group.loops[0]).sleep(for: configuration.shutdownDelay)
+            try? await time.sleep(for: configuration.shutdownDelay)
         }
         let cutShort = await server.shutdown(grace: configuration.shutdownGrace)
         if cutShort > 0 {

@@ -109,7 +109,7 @@ final class StubResponder: Sendable {
         } catch {
             return ProblemDetails(status: .badRequest, detail: error.description).response()
         }
-        let clock = LoopClock(fallbackLoop: context.loop)
+        let clock = LoopTimeSource(fallbackLoop: context.loop)
         if plan.latencyMs > 0 {
             do {
                 try await clock.sleep(for: .milliseconds(plan.latencyMs))

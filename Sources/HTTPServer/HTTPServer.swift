@@ -13,7 +13,8 @@ public final class HTTPServer: Sendable {
     let responder: RouteHandler
     let immediateResponder: ImmediateResponder?
     let answerObserver: AnswerObserver?
-    /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`).
+    /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`) and the
+    /// shutdown's grace period is slept on.
     let time: any TimeSource
     let connections = ConnectionCounter()
     /// Requests being handled now, across loops.
@@ -25,12 +26,13 @@ public final class HTTPServer: Sendable {
     /// `immediate`, when given, is asked first, on the connection's loop thread: an answer it can
     /// give without waiting (a cached page, a health check) is written at once, with no task made
     /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
-    /// `answered`, when given, sees every answer the server writes, whoever gave it.
+    /// `answered`, when given, sees every answer the server writes, whoever gave it. `time`
+    /// defaults to a `LoopTimeSource` on the group.
     public init(
-        group: EventLoopGroup, configuration: ServerConfiguration, time: any TimeSource = ClockTimeSource(ContinuousClock()),
+        group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
         immediate: ImmediateResponder? = nil, answered: AnswerObserver? = nil, responder: @escaping RouteHandler
     ) {
-        self.time = time
+        self.time = time ?? LoopTimeSource(fallbackLoop: group.loops[0])
         self.group = group
         self.configuration = configuration
         self.immediateResponder = immediate
@@ -100,10 +102,10 @@ public final class HTTPServer: Sendable {
         for server in servers {
             await Task(executorPreference: server.loop) { server.value.drainConnections() }.value
         }
-        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let time = self.time
         await withTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await self.connections.waitUntilNoneOpen() }
-            tasks.addTask { try? await clock.sleep(for: grace) }
+            tasks.addTask { try? await time.sleep(for: grace) }
             await tasks.next()
             tasks.cancelAll()
         }
