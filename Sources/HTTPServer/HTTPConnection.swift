@@ -92,9 +92,8 @@ final class HTTPConnection {
     // MARK: Handling
 
     private func dispatch() {
-        let (taken, timerAction) = machine.takeRequest()
-        perform(timerAction)
-        guard var request = taken else { return }
+        perform(machine.dispatching())
+        guard var request = machine.takeRequest() else { return }
         var context = RequestContext(loop: loop, receivedAt: .now)
         if let immediate = immediateResponder, let response = immediate(&request, &context) {
             // Answered before this returns to the loop, so no timer can fire meanwhile.

@@ -21,7 +21,7 @@ struct HTTPConnectionStateMachine {
 
     /// What the buffered bytes gave.
     enum ParseAction: Equatable {
-        /// A request is complete: take it with `takeRequest(now:)` and answer it.
+        /// A request is complete: `dispatching()`, then `takeRequest()`, and answer it.
         case request
         /// The bytes were refused: answer the error's status, then close (`refused`).
         case refuse(HTTPParseError)
@@ -128,8 +128,9 @@ struct HTTPConnectionStateMachine {
     }
 
     /// Parses buffered bytes until a request is complete, more bytes are needed, or the input is
-    /// refused; drops the bytes consumed. Waiting for more arms the right timer.
-    mutating func parseNext(now: Duration) -> ParseAction {
+    /// refused; drops the bytes consumed. Waiting for more arms the right timer. `now` is read
+    /// only then: a request found complete needs no time.
+    mutating func parseNext(now: @autoclosure () -> Duration) -> ParseAction {
         guard isReading else { return .none }
         var consumed = 0
         var sendContinue = false
@@ -177,18 +178,23 @@ struct HTTPConnectionStateMachine {
             timerPurpose = .none
             return outcome
         default:
-            return .needMoreData(sendContinue: sendContinue, timer: armTimer(now: now))
+            return .needMoreData(sendContinue: sendContinue, timer: armTimer(now: now()))
         }
     }
 
-    /// The request `parseNext` found complete, moved out; and what happens to the timer. An armed
-    /// idle timer stays armed (it lets a request being answered be; stopping and re-arming it
-    /// cost two timer-heap operations per request); a read timer was this request's, and the next
-    /// request, perhaps begun in the same read, gets its own.
-    mutating func takeRequest() -> (request: HTTPRequest?, timer: TimerAction) {
-        let timer = stopRequestTimer()
-        guard let head = head.take() else { return (nil, timer) }
-        return (HTTPRequest(head: head, body: body), timer)
+    /// The request `parseNext` found complete is about to be answered: what happens to the timer.
+    /// An armed idle timer stays armed (it lets a request being answered be; stopping and
+    /// re-arming it cost two timer-heap operations per request); a read timer was this request's,
+    /// and the next request, perhaps begun in the same read, gets its own.
+    mutating func dispatching() -> TimerAction {
+        stopRequestTimer()
+    }
+
+    /// The request `parseNext` found complete, moved out. Apart from `dispatching()`: returned in
+    /// a tuple with the timer action, it was copied out of the tuple (a retain per part).
+    mutating func takeRequest() -> HTTPRequest? {
+        guard let head = head.take() else { return nil }
+        return HTTPRequest(head: head, body: body)
     }
 
     /// The head of a refused request, when the refusal came after it (or the parser kept it).
@@ -214,8 +220,9 @@ struct HTTPConnectionStateMachine {
     }
 
     /// The kernel took queued output (or an answer was just written): read on unless too much
-    /// output is still waiting.
-    func readingAfterWrite(queuedOutputBytes: Int) -> ReadingAction {
+    /// output is still waiting. Mutating though it changes nothing: called on the shell's stored
+    /// machine, a non-mutating method copied the whole machine (a retain per buffer it holds).
+    mutating func readingAfterWrite(queuedOutputBytes: Int) -> ReadingAction {
         guard isReading else { return .none }
         return queuedOutputBytes > maxQueuedOutputBytes ? .stop : .start
     }

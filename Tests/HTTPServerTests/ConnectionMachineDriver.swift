@@ -72,8 +72,8 @@ struct ConnectionMachineDriver {
         while answering == nil {
             switch machine.parseNext(now: now) {
             case .request:
-                let (request, timer) = machine.takeRequest()
-                perform(timer)
+                perform(machine.dispatching())
+                let request = machine.takeRequest()
                 answering = request
                 if let request { events.append("request \(request.path)") }
             case .refuse(let error):

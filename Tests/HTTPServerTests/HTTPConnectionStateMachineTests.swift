@@ -151,11 +151,15 @@ struct HTTPConnectionStateMachineTests {
             configuration.maxQueuedOutputBytes = 100
             return configuration
         }())
-        #expect(machine.readingAfterWrite(queuedOutputBytes: 101) == .stop)
-        #expect(machine.readingAfterWrite(queuedOutputBytes: 100) == .start)
+        let overQueued = machine.readingAfterWrite(queuedOutputBytes: 101)
+        let atLimit = machine.readingAfterWrite(queuedOutputBytes: 100)
+        #expect(overQueued == .stop)
+        #expect(atLimit == .start)
         _ = Array(Self.get("/a").utf8).withUnsafeBytes { machine.received($0) }
-        #expect(machine.parseNext(now: .zero) == .request)
-        #expect(machine.readingAfterWrite(queuedOutputBytes: 0) == .none, "answering: reading resumes after the answer")
+        let parsed = machine.parseNext(now: .zero)
+        let whileAnswering = machine.readingAfterWrite(queuedOutputBytes: 0)
+        #expect(parsed == .request)
+        #expect(whileAnswering == .none, "answering: reading resumes after the answer")
     }
 
     @Test func expectContinueIsAnsweredOnlyWhenTheBodyHasNotCome() {
@@ -222,8 +226,10 @@ struct HTTPConnectionStateMachineTests {
 
     @Test func aTimerFiringAfterCloseDoesNothing() {
         var machine = HTTPConnectionStateMachine(configuration: ServerConfiguration())
-        #expect(machine.armTimer(now: .zero) == .arm(after: .seconds(60)))
+        let armed = machine.armTimer(now: .zero)
         machine.closing()
-        #expect(machine.timerFired(now: .seconds(60)) == .none)
+        let fired = machine.timerFired(now: .seconds(60))
+        #expect(armed == .arm(after: .seconds(60)))
+        #expect(fired == .none)
     }
 }
