@@ -112,9 +112,8 @@ public final class Application: Sendable {
         let front = FrontHandler(router: router, metrics: metrics, logger: logger)
         let server = HTTPServer(
             group: group, configuration: configuration.server, time: time,
-            immediate: { request, context in front.respondImmediately(to: &request, context: &context) },
             answered: { response, request in front.answered(&response, request) },
-            responder: { request, context in await front.respond(to: request, context: context) })
+            responder: { request, context in front.respond(to: &request, context: &context) })
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()

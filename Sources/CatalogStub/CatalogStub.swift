@@ -29,7 +29,7 @@ public final class CatalogStub: Sendable {
         serverConfiguration.port = configuration.port
         serverConfiguration.edgeTriggeredPolling = configuration.edgeTriggeredPolling
         server = HTTPServer(group: group, configuration: serverConfiguration) { request, context in
-            await routes.respond(to: request, context: context)
+            routes.respond(to: &request, context: &context)
         }
         responder.attach(server)
         self.responder = responder

@@ -15,7 +15,7 @@ final class HTTPConnection {
     private let dates: HTTPDateCache
     private let time: any TimeSource
     private let maxInFlightRequests: Int
-    private let immediateResponder: ImmediateResponder?
+    private let responder: Responder
     private let answerObserver: AnswerObserver?
     private var machine: HTTPConnectionStateMachine
     private var outbound: [UInt8] = []
@@ -37,7 +37,7 @@ final class HTTPConnection {
         loop = owner.loop
         dates = owner.dates
         time = owner.server.time
-        immediateResponder = owner.server.immediateResponder
+        responder = owner.server.responder
         answerObserver = owner.server.answerObserver
         machine = HTTPConnectionStateMachine(configuration: configuration)
         timer = LoopTimer(loop: loop)
@@ -95,28 +95,30 @@ final class HTTPConnection {
         perform(machine.dispatching())
         guard var request = machine.takeRequest() else { return }
         var context = RequestContext(loop: loop, receivedAt: .now)
-        if let immediate = immediateResponder, let response = immediate(&request, &context) {
+        let handler: RouteHandler
+        switch responder(&request, &context) {
+        case .now(let response):
             // Answered before this returns to the loop, so no timer can fire meanwhile.
             answer(response, to: request.head, context: context, source: .responder)
             return
+        case .later(let later):
+            handler = later
         }
         guard owner.server.requests.admit(limit: maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
-            var problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
+            let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
                 .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-            if !context.route.isEmpty { problem.route = context.route }
             answer(problem, to: request.head, context: context, source: .overload)
             return
         }
         holdsRequestSlot = true
         awaitingHandler = (request.head, context)
-        let responder = owner.server.responder
         let bound = LoopBound(self, loop: loop)
         let handlerContext = context
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
         handlerTask = Task(executorPreference: loop) {
-            let response = await responder(request, handlerContext)
+            let response = await handler(request, handlerContext)
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
             guard bound.loop.inLoop else { return }
@@ -273,7 +275,6 @@ final class HTTPConnection {
         var response = ProblemDetails(
             status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
         ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-        if !context.route.isEmpty { response.route = context.route }
         answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
         write(response, method: head.method, version: head.version, keepAlive: false)
         machine.closing()

@@ -5,13 +5,12 @@ import Synchronization
 import Timekeeping
 
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
-/// the loop that accepted it. A request is answered on the loop thread when an immediate
-/// responder can answer it at once, else by a task that prefers that loop.
+/// the loop that accepted it. A request is answered on the loop thread when the responder can
+/// answer it at once, else by a task that prefers that loop.
 public final class HTTPServer: Sendable {
     public let group: EventLoopGroup
     public let configuration: ServerConfiguration
-    let responder: RouteHandler
-    let immediateResponder: ImmediateResponder?
+    let responder: Responder
     let answerObserver: AnswerObserver?
     /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`) and the
     /// shutdown's grace period is slept on.
@@ -23,19 +22,17 @@ public final class HTTPServer: Sendable {
     private let loopServers = Locked<[LoopBound<LoopServer>]>([])
     private let boundPort = Atomic<Int>(0)
 
-    /// `immediate`, when given, is asked first, on the connection's loop thread: an answer it can
-    /// give without waiting (a cached page, a health check) is written at once, with no task made
-    /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
-    /// `answered`, when given, sees every answer the server writes, whoever gave it. `time`
-    /// defaults to a `LoopTimeSource` on the group.
+    /// `responder` is asked for every request on its connection's loop thread: an answer it
+    /// gives at once is written with no task made for it; work it defers runs as a task
+    /// preferring the loop. `answered`, when given, sees every answer the server writes, whoever
+    /// gave it. `time` defaults to a `LoopTimeSource` on the group.
     public init(
         group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
-        immediate: ImmediateResponder? = nil, answered: AnswerObserver? = nil, responder: @escaping RouteHandler
+        answered: AnswerObserver? = nil, responder: @escaping Responder
     ) {
         self.time = time ?? LoopTimeSource(fallbackLoop: group.loops[0])
         self.group = group
         self.configuration = configuration
-        self.immediateResponder = immediate
         self.answerObserver = answered
         self.responder = responder
     }

@@ -3,7 +3,7 @@ import HTTPServer
 import Testing
 import TestSupport
 
-/// Requests answered on the loop thread, with no task (`HTTPServer(immediate:)`), mixed with
+/// Requests answered on the loop thread, with no task (`ResponderAnswer.now`), mixed with
 /// requests that need one.
 @Suite("Immediate answers over real sockets")
 struct ImmediateAnswerTests {
@@ -13,9 +13,12 @@ struct ImmediateAnswerTests {
             await Task.yield()
             return .text(.ok, "later " + (request.pathParameters["n"] ?? ""))
         }
-        router.add(.get, "/maybe/{n}", immediate: { request, context in
-            request.pathParameters["n"] == "cached" ? .text(.ok, "immediate on \(context.route)") : nil
-        }) { request, context in .text(.ok, "async on \(context.route)") }
+        router.add(.get, "/maybe/{n}", responder: { request, context in
+            guard request.pathParameters["n"] == "cached" else {
+                return .later { _, context in .text(.ok, "async on \(context.route)") }
+            }
+            return .now(.text(.ok, "immediate on \(context.route)"))
+        })
     }
 
     @Test func pipelinedImmediateAndTaskAnswersKeepTheirOrder() async throws {

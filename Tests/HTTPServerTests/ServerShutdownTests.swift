@@ -35,7 +35,7 @@ struct ServerShutdownTests {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let server = HTTPServer(group: group, configuration: configuration) { request, context in
-            await routes.respond(to: request, context: context)
+            routes.respond(to: &request, context: &context)
         }
         let port = try await server.start()
 
@@ -70,10 +70,14 @@ struct ServerShutdownTests {
         let routes = router
         let group = try EventLoopGroup(loopCount: 1)
         let handlerReturned = Gate()
-        let server = HTTPServer(group: group, configuration: Self.loopback) { request, context in
-            let response = await routes.respond(to: request, context: context)
-            handlerReturned.open()
-            return response
+        let server = HTTPServer(group: group, configuration: Self.loopback) { _, _ in
+            .later { request, context in
+                var request = request
+                var context = context
+                let response = await routes.respond(to: &request, context: &context).response(to: request, context: context)
+                handlerReturned.open()
+                return response
+            }
         }
         let port = try await server.start()
         let client = try await RawClient.connect(port: port)

@@ -53,8 +53,7 @@ public func withServer(
     // Routes registered with an immediate handler answer on the loop thread, as in the app.
     let server = HTTPServer(
         group: group, configuration: configuration, time: time,
-        immediate: { request, context in frozen.dispatchImmediately(&request, context: &context)?.response },
-        answered: answered, responder: { request, context in await frozen.respond(to: request, context: context) })
+        answered: answered, responder: { request, context in frozen.respond(to: &request, context: &context) })
     let port = try await server.start()
     do {
         try await body(server, port)
