@@ -17,6 +17,7 @@ final class HTTPConnection {
     private let maxInFlightRequests: Int
     private let responder: Responder
     private let answerObserver: AnswerObserver?
+    private let resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?
     private var machine: HTTPConnectionStateMachine
     private var outbound: [UInt8] = []
     private let timer: LoopTimer
@@ -39,6 +40,7 @@ final class HTTPConnection {
         time = owner.server.time
         responder = owner.server.responder
         answerObserver = owner.server.answerObserver
+        resetAfterBodyBytes = owner.server.resetAfterBodyBytes
         machine = HTTPConnectionStateMachine(configuration: configuration)
         timer = LoopTimer(loop: loop)
     }
@@ -142,7 +144,7 @@ final class HTTPConnection {
         var response = consume response
         answerObserver?(&response, AnsweredRequest(head: request, context: context, source: source))
         guard machine.state == .responding else { return }
-        if let prefix = response.resetAfterBodyBytes {
+        if let cut = resetAfterBodyBytes, let prefix = cut(context) {
             var truncated = response
             truncated.body = Array(response.body.prefix(prefix))
             truncated.headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))

@@ -12,6 +12,9 @@ public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     let responder: Responder
     let answerObserver: AnswerObserver?
+    /// Fault injection (the catalog stub's): after how many body bytes an answer is cut off by a
+    /// connection reset. Nil in the service.
+    let resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?
     /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`) and the
     /// shutdown's grace period is slept on.
     let time: any TimeSource
@@ -26,10 +29,23 @@ public final class HTTPServer: Sendable {
     /// gives at once is written with no task made for it; work it defers runs as a task
     /// preferring the loop. `answered`, when given, sees every answer the server writes, whoever
     /// gave it. `time` defaults to a `LoopTimeSource` on the group.
-    public init(
+    public convenience init(
         group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
         answered: AnswerObserver? = nil, responder: @escaping Responder
     ) {
+        self.init(group: group, configuration: configuration, time: time, answered: answered, resetAfterBodyBytes: nil, responder: responder)
+    }
+
+    /// A server whose answers a test double may cut short: `resetAfterBodyBytes`, asked with the
+    /// context of each answer (its `annotation`, which the responder filled in), returns after
+    /// how many body bytes to reset the connection instead of writing the rest, or nil.
+    @_spi(FaultInjection)
+    public init(
+        group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
+        answered: AnswerObserver? = nil, resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?,
+        responder: @escaping Responder
+    ) {
+        self.resetAfterBodyBytes = resetAfterBodyBytes
         self.time = time ?? LoopTimeSource(fallbackLoop: group.loops[0])
         self.group = group
         self.configuration = configuration
