@@ -104,12 +104,8 @@ public final class Application: Sendable {
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
             time: time, events: metrics)
         let readiness = Readiness()
-        var router = Router()
-        HealthRoutes(readiness: readiness).register(in: &router)
-        ProductRoutes(service: service).register(in: &router)
-        AdminRoutes(service: service, token: configuration.adminToken).register(in: &router)
-        MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
-        let front = FrontHandler(router: router, metrics: metrics, logger: logger)
+        let front = AppRoutes.front(
+            service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken)
         let server = HTTPServer(
             group: group, configuration: configuration.server, time: time,
             answered: { response, request in front.answered(&response, request) },
