@@ -25,13 +25,14 @@ public final class Application: Sendable {
     public let demoCatalog: CatalogStub?
     /// The one time line the service, the server and the client wait and expire on.
     private let time: any TimeSource
-    private let signals = SignalWaiter()
+    private let signals: SignalWaiter
 
     private init(
         configuration: AppConfiguration, group: EventLoopGroup, server: HTTPServer, client: HTTPClient,
-        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, time: any TimeSource
+        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, time: any TimeSource, signals: SignalWaiter
     ) {
         self.time = time
+        self.signals = signals
         self.configuration = configuration
         self.group = group
         self.server = server
@@ -67,6 +68,11 @@ public final class Application: Sendable {
     }
 
     private static func start(configuration: AppConfiguration, group: EventLoopGroup, logger: Logger) async throws -> Application {
+        // Watched before anything is logged: a SIGTERM sent as soon as a start-up line shows (or
+        // "listening") used to arrive before `runUntilSignalled` installed the watchers, and its
+        // default action ended the process with no graceful stop.
+        let signals = SignalWaiter()
+        try await signals.watch(on: group.loops[0], for: [SIGTERM, SIGINT])
         var configuration = configuration
         let listenAddress = try await ListenAddress.settle(
             host: configuration.server.host, port: configuration.server.port, on: group.loops[0])
@@ -121,7 +127,7 @@ public final class Application: Sendable {
         logger.info("configuration", configuration.effective)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
-            logger: logger, demoCatalog: demoCatalog, time: time)
+            logger: logger, demoCatalog: demoCatalog, time: time, signals: signals)
     }
 
     /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when
@@ -146,7 +152,7 @@ public final class Application: Sendable {
 
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
     public func runUntilSignalled() async throws {
-        let signal = try await signals.wait(on: group.loops[0], for: [SIGTERM, SIGINT])
+        let signal = await signals.wait()
         logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
         await stop()
     }
