@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "TestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

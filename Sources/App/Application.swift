@@ -103,7 +103,7 @@ public final class Application: Sendable {
         let time = LoopTimeSource(fallbackLoop: group.loops[0])
         let client = HTTPClient(group: group, configuration: configuration.client, time: time)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger))
+        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger, time: time))
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         let service = ProductDetailsService(
@@ -111,7 +111,8 @@ public final class Application: Sendable {
             time: time, events: metrics)
         let readiness = Readiness()
         let front = AppRoutes.front(
-            service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken)
+            service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
+            time: time)
         let server = HTTPServer(
             group: group, configuration: configuration.server, time: time,
             answered: { response, request in front.answered(&response, request) },

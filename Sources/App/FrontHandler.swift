@@ -1,6 +1,7 @@
 import HTTP1
 import HTTPServer
 import ProductDetails
+import Timekeeping
 
 /// What every request goes through before and after its route, and the one place every answer
 /// passes (``answered(_:_:)``, the server's answer observer): its request id, the request
@@ -9,6 +10,8 @@ struct FrontHandler: Sendable {
     let router: Router
     let metrics: ServiceMetrics
     let logger: Logger
+    /// The application's time line (the rejection lines' window).
+    let time: any TimeSource
     /// Lines for answers a client caused without reaching a route (garbage, timeouts, unknown
     /// paths): a hostile client decides how many there are.
     let rejectionLines = LogRateLimiter(linesPerSecond: 20)
@@ -65,7 +68,7 @@ struct FrontHandler: Sendable {
 
         var heldBack = 0
         if Self.isClientRejection(request.source, route: route, status: status) {
-            guard let held = rejectionLines.admit() else { return }
+            guard let held = rejectionLines.admit(now: time.now) else { return }
             heldBack = held
         }
         let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)

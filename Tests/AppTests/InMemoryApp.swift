@@ -50,7 +50,8 @@ struct InMemoryApp {
         service = ProductDetailsService(
             products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, random: { $0.lowerBound })
         front = AppRoutes.front(
-            service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken)
+            service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
+            time: time)
     }
 
     /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off.
