@@ -9,7 +9,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
 // Timekeeping (TimeSource, ManualTimeSource) imports only Locking: the one time line for everything
-// that waits or expires, the domain now, the connection state machines as they are converted.
+// that waits or expires (domain, server, client, pool); EventLoop's LoopTimeSource is the
+// production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
 // Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
 // the libuv shell that drives it lives above EventLoop.
@@ -33,12 +34,12 @@ let package = Package(
         // Defines epoll_ctl and epoll_wait, which take the place of the C library's: see EdgeTriggered.c.
         .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
-        .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking"]),
+        .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP"]),
         .target(name: "RedisClient", dependencies: ["EventLoop", "Redis", "RESP", "Timekeeping", "Locking"]),
-        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["Locking", "Timekeeping"]),
@@ -49,19 +50,19 @@ let package = Package(
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Redis", "RESP", "EventLoop", "TestSupport", "Timekeeping"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

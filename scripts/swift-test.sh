@@ -7,9 +7,13 @@
 #   finished (after a crash, the ones that were running).
 # The whole output is also kept in $SWIFT_TEST_LOG (.build/swift-test.log).
 #
+# First, scripts/check-clockless-tests.sh: the unit level neither sleeps nor reads the wall clock.
+#
 # Usage: scripts/swift-test.sh [swift test arguments...]      Environment: SWIFT (swift).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+scripts/check-clockless-tests.sh || exit 1
 
 swift=${SWIFT:-swift}
 log=${SWIFT_TEST_LOG:-.build/swift-test.log}

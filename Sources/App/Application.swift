@@ -25,12 +25,17 @@ public final class Application: Sendable {
     public let demoCatalog: CatalogStub?
     /// Redis and the shared cache, in fleet mode.
     let fleet: FleetRuntime?
-    private let signals = SignalWaiter()
+    /// The one time line the service, the server, the client and Redis wait and expire on.
+    private let time: any TimeSource
+    private let signals: SignalWaiter
 
     private init(
         configuration: AppConfiguration, group: EventLoopGroup, server: HTTPServer, client: HTTPClient,
-        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, fleet: FleetRuntime?
+        service: ProductDetailsService, logger: Logger, demoCatalog: CatalogStub?, fleet: FleetRuntime?,
+        time: any TimeSource, signals: SignalWaiter
     ) {
+        self.time = time
+        self.signals = signals
         self.configuration = configuration
         self.group = group
         self.server = server
@@ -67,6 +72,11 @@ public final class Application: Sendable {
     }
 
     private static func start(configuration: AppConfiguration, group: EventLoopGroup, logger: Logger) async throws -> Application {
+        // Watched before anything is logged: a SIGTERM sent as soon as a start-up line shows (or
+        // "listening") used to arrive before `runUntilSignalled` installed the watchers, and its
+        // default action ended the process with no graceful stop.
+        let signals = SignalWaiter()
+        try await signals.watch(on: group.loops[0], for: [SIGTERM, SIGINT])
         var configuration = configuration
         let listenAddress = try await ListenAddress.settle(
             host: configuration.server.host, port: configuration.server.port, on: group.loops[0])
@@ -94,15 +104,15 @@ public final class Application: Sendable {
                 try Origin(url: configuration.suggestionsURL!)
             )
         }
-        let client = HTTPClient(group: group, configuration: configuration.client)
+        let time = LoopTimeSource(fallbackLoop: group.loops[0])
+        let client = HTTPClient(group: group, configuration: configuration.client, time: time)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let fleetLog = configuration.redisURL.map { _ in FleetLog(logger: logger) }
-        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger), fleetLog: fleetLog)
+        let fleetLog = configuration.redisURL.map { _ in FleetLog(logger: logger, time: time) }
+        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger, time: time), fleetLog: fleetLog)
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
-        // One time line for the domain and the Redis client: the shared cache's deadlines are
-        // computed on one and enforced on the other.
-        let time = ClockTimeSource(LoopClock(fallbackLoop: group.loops[0]))
+        // The Redis client shares the time line: the shared cache's deadlines are computed by the
+        // domain and enforced by the client.
         var fleet: FleetRuntime?
         if let url = configuration.redisURL, let fleetLog, let fleetMetrics = metrics.fleet {
             fleet = FleetRuntime(
@@ -114,17 +124,13 @@ public final class Application: Sendable {
             time: time, events: metrics, shared: fleet?.shared)
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
-        var router = Router()
-        HealthRoutes(readiness: readiness).register(in: &router)
-        ProductRoutes(service: service).register(in: &router)
-        AdminRoutes(service: service, token: configuration.adminToken, fleet: fleet).register(in: &router)
-        MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
-        let front = FrontHandler(router: router, metrics: metrics, logger: logger)
+        let front = AppRoutes.front(
+            service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
+            fleet: fleet, time: time)
         let server = HTTPServer(
-            group: group, configuration: configuration.server,
-            immediate: { request, context in front.respondImmediately(to: &request, context: &context) },
+            group: group, configuration: configuration.server, time: time,
             answered: { response, request in front.answered(&response, request) },
-            responder: { request, context in await front.respond(to: request, context: context) })
+            responder: { request, context in front.respond(to: &request, context: &context) })
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()
@@ -144,7 +150,7 @@ public final class Application: Sendable {
         logger.info("configuration", configuration.effective)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
-            logger: logger, demoCatalog: demoCatalog, fleet: fleet)
+            logger: logger, demoCatalog: demoCatalog, fleet: fleet, time: time, signals: signals)
     }
 
     /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when
@@ -169,7 +175,7 @@ public final class Application: Sendable {
 
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
     public func runUntilSignalled() async throws {
-        let signal = try await signals.wait(on: group.loops[0], for: [SIGTERM, SIGINT])
+        let signal = await signals.wait()
         logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
         await stop()
     }
@@ -181,7 +187,7 @@ public final class Application: Sendable {
         if configuration.shutdownDelay > .zero {
             // Not ready, still serving: load balancers see /readyz fail and move traffic away
             // before the listeners close.
-            try? await LoopClock(fallbackLoop: group.loops[0]).sleep(for: configuration.shutdownDelay)
+            try? await time.sleep(for: configuration.shutdownDelay)
         }
         let cutShort = await server.shutdown(grace: configuration.shutdownGrace)
         if cutShort > 0 {

@@ -1,6 +1,7 @@
 import HTTP1
 import HTTPServer
 import ProductDetails
+import Timekeeping
 
 /// What every request goes through before and after its route, and the one place every answer
 /// passes (``answered(_:_:)``, the server's answer observer): its request id, the request
@@ -9,47 +10,44 @@ struct FrontHandler: Sendable {
     let router: Router
     let metrics: ServiceMetrics
     let logger: Logger
+    /// The application's time line (the rejection lines' window).
+    let time: any TimeSource
     /// Lines for answers a client caused without reaching a route (garbage, timeouts, unknown
     /// paths): a hostile client decides how many there are.
     let rejectionLines = LogRateLimiter(linesPerSecond: 20)
 
-    /// On the loop thread, before any task: the routes that can answer without waiting (a
-    /// cached page, health, 404) do so here. Otherwise nil, and `respond` follows.
-    func respondImmediately(to request: inout HTTPRequest, context: inout RequestContext) -> HTTPResponse? {
-        // Only a log line needs the id as text; else `answered` writes it into the answer's fields.
+    /// The server's responder, on the loop thread: the routes that can answer without waiting (a
+    /// cached page, health, 404) do so here, with no task; the others' work is deferred, run with
+    /// the request's record as `RequestRecord.current` (upstream calls take its id and trace).
+    func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
+        // Only a log line needs the id as text at once; else `answered` writes it into the
+        // answer's fields, unless the request waits (its upstream calls carry the id).
         let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request), trace: Self.trace(of: request)) : nil
-        if let record { context.requestID = record.requestID }
-        var answered: (response: HTTPResponse, route: String)?
+        var answer: ResponderAnswer
         if let record {
-            answered = RequestRecord.$current.withValue(record) { router.dispatchImmediately(&request, context: &context) }
+            context.requestID = record.requestID
+            context.annotation = record
+            answer = RequestRecord.$current.withValue(record) { router.respond(to: &request, context: &context) }
         } else {
-            answered = router.dispatchImmediately(&request, context: &context)
+            answer = router.respond(to: &request, context: &context)
         }
-        // Taken out of the optional, not copied: `answered` adds to the answer's own fields.
-        guard case (var response, let route)? = answered.take() else { return nil }
-        response.route = route
-        response.note = record
-        return response
-    }
-
-    func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        var context = context
-        if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
-        // Made even without request lines: it carries the id the upstream calls were made with
-        // to the answer.
-        let record = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
-        var answered = await RequestRecord.$current.withValue(record) { await router.dispatch(request, context: context) }
-        answered.response.route = answered.route
-        answered.response.note = record
-        return answered.response
+        guard case .later(let handler) = answer else { return answer }
+        if record == nil {
+            if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
+            context.annotation = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
+        }
+        answer = .later { request, context in
+            await RequestRecord.$current.withValue(context.annotation as? RequestRecord) { await handler(request, context) }
+        }
+        return answer
     }
 
     /// Every answer the server writes: adds the request id, counts it, writes its line. In place:
     /// a copy of the response would share its field block, and adding a field would copy it.
     func answered(_ response: inout HTTPResponse, _ request: AnsweredRequest) {
         let status = response.status.code
-        let record = response.note as? RequestRecord
-        let route = response.route ?? Router.unmatched
+        let record = request.context.annotation as? RequestRecord
+        let route = request.context.route.isEmpty ? Router.unmatched : request.context.route
         let method = request.head?.method.rawValue ?? "other"
         let duration = request.context.receivedAt.duration(to: .now)
         metrics.request(on: request.context.loop, route: route, method: method, status: status, duration: duration)
@@ -70,7 +68,7 @@ struct FrontHandler: Sendable {
 
         var heldBack = 0
         if Self.isClientRejection(request.source, route: route, status: status) {
-            guard let held = rejectionLines.admit() else { return }
+            guard let held = rejectionLines.admit(now: time.now) else { return }
             heldBack = held
         }
         let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)

@@ -3,12 +3,14 @@ import Locking
 /// Lets at most `linesPerSecond` lines of one kind through per second and counts the rest, so a
 /// client sending garbage as fast as it can cannot flood the log (each refused request would
 /// otherwise be a line). The first line let through after some were held back says how many.
+/// Pure: time comes in as `now` on the application's time line.
 final class LogRateLimiter: Sendable {
     private let linesPerSecond: Int
     private let state = Locked(State())
 
     private struct State {
-        var windowStart = ContinuousClock.now
+        /// Nil until the first line.
+        var windowStart: Duration?
         var written = 0
         var suppressed = 0
     }
@@ -19,9 +21,9 @@ final class LogRateLimiter: Sendable {
 
     /// Nil: hold this line back. Otherwise write it, with the number of lines held back since
     /// the last one written (0 for none).
-    func admit(now: ContinuousClock.Instant = .now) -> Int? {
+    func admit(now: Duration) -> Int? {
         state.withLock { state in
-            if state.windowStart.duration(to: now) >= .seconds(1) {
+            if state.windowStart.map({ now - $0 >= .seconds(1) }) ?? true {
                 state.windowStart = now
                 state.written = 0
             }

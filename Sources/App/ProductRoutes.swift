@@ -9,25 +9,27 @@ struct ProductRoutes {
 
     func register(in router: inout Router) {
         let service = self.service
-        router.add(.get, "/products/{id}", immediate: { request, _ in
-            guard !Self.asksForNoCache(request), let answer = service.freshDetail(id: request.pathParameters["id"] ?? "") else {
-                return nil
-            }
-            RequestRecord.current?.answered(from: answer.cache.result)
-            return Self.response(for: answer, request: request, ttl: service.settings.ttl)
-        }) { request, context in
-            let id = request.pathParameters["id"] ?? ""
-            do throws(ProductDetailsError) {
-                let answer = try await service.detail(
-                    id: id, noCache: Self.asksForNoCache(request), requestID: context.requestID,
-                    trace: RequestRecord.current?.trace, executor: context.loop)
+        // One cache look-up, on the loop thread: a fresh page is answered at once; anything else
+        // goes on from that look-up in a task.
+        router.add(.get, "/products/{id}", responder: { request, _ in
+            switch service.lookUpDetail(id: request.pathParameters["id"] ?? "", noCache: Self.asksForNoCache(request)) {
+            case .answered(let answer):
                 RequestRecord.current?.answered(from: answer.cache.result)
-                RequestRecord.current?.joinedLoad(of: answer)
-                return Self.response(for: answer, request: request, ttl: service.settings.ttl)
-            } catch {
-                return Self.problem(error)
+                return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl))
+            case .pending(let pending):
+                return .later { request, context in
+                    do throws(ProductDetailsError) {
+                        let answer = try await service.detail(
+                            after: pending, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
+                        RequestRecord.current?.answered(from: answer.cache.result)
+                        RequestRecord.current?.joinedLoad(of: answer)
+                        return Self.response(for: answer, request: request, ttl: service.settings.ttl)
+                    } catch {
+                        return Self.problem(error)
+                    }
+                }
             }
-        }
+        })
         router.add(.get, "/products") { request, context in
             let values = request.queryValues("ids")
             // An empty value is one empty id, so one invalid item: `ids` is an array of strings

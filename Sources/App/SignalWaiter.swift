@@ -12,8 +12,9 @@ final class SignalWaiter: Sendable {
         var watchers: [LoopBound<SignalWatcher>] = []
     }
 
-    /// Installs watchers on `loop` and returns the first signal received.
-    func wait(on loop: EventLoop, for signals: [Int32]) async throws -> Int32 {
+    /// Installs watchers on `loop`: from now on the first of `signals` is kept for ``wait()``
+    /// instead of ending the process.
+    func watch(on loop: EventLoop, for signals: [Int32]) async throws {
         try await Task(executorPreference: loop) { [self] in
             var watchers: [LoopBound<SignalWatcher>] = []
             for signal in signals {
@@ -22,7 +23,11 @@ final class SignalWaiter: Sendable {
             }
             state.withLock { $0.watchers = watchers }
         }.value
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+    }
+
+    /// The first signal received since ``watch(on:for:)``, waiting for it.
+    func wait() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             let already = state.withLock { state -> Int32? in
                 if let received = state.received { return received }
                 state.waiter = continuation

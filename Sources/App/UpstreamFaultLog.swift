@@ -1,5 +1,6 @@
 import Locking
 import ProductDetails
+import Timekeeping
 
 /// Upstream faults in the log, for operators: a call that failed for good (warn, with its cause),
 /// and an upstream going unreachable or coming back (warn; `error` when its host name does not
@@ -9,9 +10,13 @@ final class UpstreamFaultLog: Sendable {
     private let logger: Logger
     private let failureLines: [Upstream: LogRateLimiter]
     private let connectivity: [Upstream: UpstreamConnectivity]
+    private let time: any TimeSource
 
-    init(logger: Logger, failureLinesPerSecond: Int = 5, connectivityLinesEvery interval: Duration = .seconds(10)) {
+    init(
+        logger: Logger, time: any TimeSource, failureLinesPerSecond: Int = 5, connectivityLinesEvery interval: Duration = .seconds(10)
+    ) {
         self.logger = logger
+        self.time = time
         var failureLines: [Upstream: LogRateLimiter] = [:]
         var connectivity: [Upstream: UpstreamConnectivity] = [:]
         for upstream in Upstream.allCases {
@@ -23,7 +28,7 @@ final class UpstreamFaultLog: Sendable {
     }
 
     func gaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
-        guard logger.minimum <= .warn, let heldBack = failureLines[upstream]?.admit() else { return }
+        guard logger.minimum <= .warn, let heldBack = failureLines[upstream]?.admit(now: time.now) else { return }
         var fields = [("upstream", upstream.rawValue), ("cause", failure.cause), ("attempts", String(attempts))]
         if heldBack > 0 { fields.append(("linesHeldBack", String(heldBack))) }
         logger.warn("upstream call failed after retries", fields)
@@ -32,7 +37,7 @@ final class UpstreamFaultLog: Sendable {
     /// One attempt's outcome: `nil` when the upstream answered (even with an error status).
     func attempted(_ upstream: Upstream, failure: UpstreamFailure?) {
         if let failure, !failure.isUnreachable { return }
-        guard let change = connectivity[upstream]?.note(unreachableBecause: failure.map(\.cause)) else { return }
+        guard let change = connectivity[upstream]?.note(unreachableBecause: failure.map(\.cause), now: time.now) else { return }
         var fields = [("upstream", upstream.rawValue)]
         if let cause = change.cause { fields.append(("cause", cause)) }
         if change.changesHeldBack > 0 { fields.append(("changesHeldBack", String(change.changesHeldBack))) }

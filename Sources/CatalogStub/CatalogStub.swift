@@ -1,5 +1,5 @@
 import EventLoop
-import HTTPServer
+@_spi(FaultInjection) import HTTPServer
 
 /// The three upstream services of a product-detail page (products, reviews, suggestions) in one
 /// HTTP server, over a deterministic catalog, with faults injected on demand.
@@ -28,8 +28,13 @@ public final class CatalogStub: Sendable {
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.edgeTriggeredPolling = configuration.edgeTriggeredPolling
-        server = HTTPServer(group: group, configuration: serverConfiguration) { request, context in
-            await routes.respond(to: request, context: context)
+        server = HTTPServer(
+            group: group, configuration: serverConfiguration,
+            resetAfterBodyBytes: { ($0.annotation as? StubExchange)?.resetAfterBodyBytes }
+        ) { request, context in
+            // The exchange the fault hook reads back when the answer is written.
+            context.annotation = StubExchange()
+            return routes.respond(to: &request, context: &context)
         }
         responder.attach(server)
         self.responder = responder

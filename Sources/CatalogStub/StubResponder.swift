@@ -109,7 +109,7 @@ final class StubResponder: Sendable {
         } catch {
             return ProblemDetails(status: .badRequest, detail: error.description).response()
         }
-        let clock = LoopClock(fallbackLoop: context.loop)
+        let clock = LoopTimeSource(fallbackLoop: context.loop)
         if plan.latencyMs > 0 {
             do {
                 try await clock.sleep(for: .milliseconds(plan.latencyMs))
@@ -133,9 +133,9 @@ final class StubResponder: Sendable {
         if plan.malformedJSON {
             body = Array(body.prefix(max(1, body.count / 2)))
         }
-        var response = HTTPResponse.json(.ok, body)
+        let response = HTTPResponse.json(.ok, body)
         if plan.resetMidBody {
-            response.resetAfterBodyBytes = body.count / 2
+            (context.annotation as? StubExchange)?.resetAfterBodyBytes = body.count / 2
         }
         if Task.isCancelled { return abandoned(route) }
         return response

@@ -14,11 +14,11 @@ public final class HTTPClient: Sendable {
 
     public init(
         group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
-        time: any TimeSource = ClockTimeSource(ContinuousClock())
+        time: (any TimeSource)? = nil
     ) {
         self.group = group
         self.configuration = configuration
-        self.time = time
+        self.time = time ?? LoopTimeSource(fallbackLoop: group.loops[0])
         pools = LoopLocal(group: group)
     }
 

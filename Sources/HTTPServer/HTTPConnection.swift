@@ -1,29 +1,26 @@
 import EventLoop
 import HTTP1
+import Timekeeping
 
-/// One client connection: parses requests, runs one handler at a time, answers in order.
-///
-/// Pipelined requests wait in `inbound` until the answer before them is written, so answers
-/// never overtake each other. Loop-confined.
+/// One client connection, as `HTTPConnectionStateMachine` decides: this shell owns the stream,
+/// the timer, the handler task and the writing of answers. Pipelined requests wait in the
+/// machine until the answer before them is written, so answers never overtake each other.
+/// Loop-confined.
 final class HTTPConnection {
     private let stream: TCPStream
     private unowned let owner: LoopServer
     /// What every request reads, taken from the server once: each read through the `unowned`
-    /// owner and server was a `swift_unownedRetainStrong` and a release, several per cached page.
-    private let configuration: ServerConfiguration
+    /// owner and server was a `swift_unownedRetainStrong` and a release.
     private let loop: EventLoop
     private let dates: HTTPDateCache
-    private let immediateResponder: ImmediateResponder?
+    private let time: any TimeSource
+    private let maxInFlightRequests: Int
+    private let responder: Responder
     private let answerObserver: AnswerObserver?
-    private var parser: HTTPRequestParser
-    private var inbound: [UInt8] = []
+    private let resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?
+    private var machine: HTTPConnectionStateMachine
     private var outbound: [UInt8] = []
-    private var state = State.awaitingHead
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
     private let timer: LoopTimer
-    private var timerPurpose = TimerPurpose.none
-    private var closeAfterAnswer = false
     private var handlerTask: Task<Void, Never>?
     /// The request its handler is answering, until the answer is given: by the handler, or by
     /// `cutShort` at the end of a shutdown (then the handler's late answer is dropped).
@@ -32,31 +29,19 @@ final class HTTPConnection {
     private var holdsRequestSlot = false
     /// True while `process` runs, so an answer given synchronously does not re-enter it.
     private var isProcessing = false
-    /// When the connection last became idle; the idle timer is not re-armed per request, it
-    /// checks this when it fires.
-    private var idleSince = ContinuousClock.now
-
-    private enum State {
-        case awaitingHead, readingBody, responding, closed
-    }
-
-    private enum TimerPurpose {
-        case none, idle, request
-    }
-
-    private enum ParseOutcome {
-        case needMoreData(sendContinue: Bool), complete, failed(HTTPParseError)
-    }
 
     init(stream: TCPStream, owner: LoopServer) {
         self.stream = stream
         self.owner = owner
-        configuration = owner.configuration
+        let configuration = owner.configuration
+        maxInFlightRequests = configuration.maxInFlightRequests
         loop = owner.loop
         dates = owner.dates
-        immediateResponder = owner.server.immediateResponder
+        time = owner.server.time
+        responder = owner.server.responder
         answerObserver = owner.server.answerObserver
-        parser = HTTPRequestParser(limits: configuration.limits)
+        resetAfterBodyBytes = owner.server.resetAfterBodyBytes
+        machine = HTTPConnectionStateMachine(configuration: configuration)
         timer = LoopTimer(loop: loop)
     }
 
@@ -67,20 +52,16 @@ final class HTTPConnection {
         stream.onWritesFlushed = { [unowned self] in resumeReadingIfPossible() }
         stream.onClose = { [self] in closed() }
         stream.startReading()
-        armTimer()
+        perform(machine.armTimer(now: time.now))
     }
 
     // MARK: Input
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
-        inbound.append(contentsOf: bytes)
-        switch state {
-        case .awaitingHead, .readingBody:
-            process()
-        case .responding:
-            if inbound.count > configuration.maxBufferedInputBytes { stream.stopReading() }
-        case .closed:
-            break
+        switch machine.received(bytes) {
+        case .parse: process()
+        case .stopReading: stream.stopReading()
+        case .none: break
         }
     }
 
@@ -88,66 +69,24 @@ final class HTTPConnection {
     /// answered at once (an immediate answer, an overload refusal) parsing goes on with the
     /// requests pipelined behind it, in this loop rather than by recursion.
     private func process() {
-        // An answer given inside the loop below comes back here through `finishAnswer`.
+        // An answer given inside the loop below comes back here through `answer`.
         guard !isProcessing else { return }
         isProcessing = true
         defer { isProcessing = false }
-        while state == .awaitingHead || state == .readingBody {
-            switch parseBuffered() {
-            case .failed(let error):
-                reject(error)
-            case .complete:
+        while true {
+            switch machine.parseNext(now: time.now) {
+            case .request:
                 dispatch()
-            case .needMoreData(let sendContinue):
+            case .refuse(let error):
+                refuse(ProblemDetails(status: error.status, detail: error.detail), source: .malformedRequest)
+            case .needMoreData(let sendContinue, let timerAction):
                 if sendContinue { stream.write(Self.continueLine) }
-                armTimer()
+                perform(timerAction)
+                return
+            case .none:
                 return
             }
         }
-    }
-
-    /// Parses buffered bytes until a request is complete, more bytes are needed, or the input
-    /// is refused; drops the bytes consumed.
-    private func parseBuffered() -> ParseOutcome {
-        var consumed = 0
-        var sendContinue = false
-        var outcome = ParseOutcome.needMoreData(sendContinue: false)
-        inbound.withUnsafeBytes { all in
-            while true {
-                let input = UnsafeRawBufferPointer(rebasing: all[consumed...])
-                let event: HTTPRequestParser.Event
-                do throws(HTTPParseError) {
-                    let used: Int
-                    (event, used) = try parser.parse(input)
-                    consumed += used
-                } catch {
-                    outcome = .failed(error)
-                    return
-                }
-                // Consumed, so a parsed head moves into `head` instead of being copied.
-                switch consume event {
-                case .needMoreData:
-                    outcome = .needMoreData(sendContinue: sendContinue)
-                    return
-                case .head(let parsed):
-                    head = parsed
-                    body.removeAll(keepingCapacity: true)
-                    state = .readingBody
-                    sendContinue = parsed.expectsContinue && parsed.framing != .none && consumed == all.count
-                case .body(let range):
-                    body.append(contentsOf: input[range])
-                case .end:
-                    outcome = .complete
-                    return
-                }
-            }
-        }
-        if consumed == inbound.count {
-            inbound.removeAll(keepingCapacity: true)
-        } else if consumed > 0 {
-            inbound.removeFirst(consumed)
-        }
-        return outcome
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -155,40 +94,33 @@ final class HTTPConnection {
     // MARK: Handling
 
     private func dispatch() {
-        // Taken, not copied, and from here on read through `request`: a copy of the head
-        // retains each of its parts.
-        guard let head = head.take() else { return }
-        state = .responding
-        var request = HTTPRequest(head: head, body: body)
+        perform(machine.dispatching())
+        guard var request = machine.takeRequest() else { return }
         var context = RequestContext(loop: loop, receivedAt: .now)
-        if let immediate = immediateResponder, let response = immediate(&request, &context) {
-            // Answered before this returns to the loop, so no timer can fire meanwhile. The idle
-            // timer stays armed (it checks `idleSince`); a read timer was this request's, and the
-            // next request, perhaps begun in the same read, gets its own.
-            if timerPurpose == .request { disarmTimer() }
+        let handler: RouteHandler
+        switch responder(&request, &context) {
+        case .now(let response):
+            // Answered before this returns to the loop, so no timer can fire meanwhile.
             answer(response, to: request.head, context: context, source: .responder)
             return
+        case .later(let later):
+            handler = later
         }
-        // An armed idle timer stays armed here too (it lets a running handler be); stopping it
-        // and starting it again after the answer cost two timer-heap operations per request.
-        if timerPurpose == .request { disarmTimer() }
-        guard owner.server.requests.admit(limit: configuration.maxInFlightRequests) else {
+        guard owner.server.requests.admit(limit: maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
-            var problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
+            let problem = ProblemDetails(status: .serviceUnavailable, detail: "The service is at capacity; try again shortly.")
                 .response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-            if !context.route.isEmpty { problem.route = context.route }
             answer(problem, to: request.head, context: context, source: .overload)
             return
         }
         holdsRequestSlot = true
         awaitingHandler = (request.head, context)
-        let responder = owner.server.responder
         let bound = LoopBound(self, loop: loop)
         let handlerContext = context
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
         handlerTask = Task(executorPreference: loop) {
-            let response = await responder(request, handlerContext)
+            let response = await handler(request, handlerContext)
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
             guard bound.loop.inLoop else { return }
@@ -211,22 +143,27 @@ final class HTTPConnection {
         releaseRequestSlot()
         var response = consume response
         answerObserver?(&response, AnsweredRequest(head: request, context: context, source: source))
-        guard state == .responding else { return }
-        if let prefix = response.resetAfterBodyBytes {
+        guard machine.state == .responding else { return }
+        if let cut = resetAfterBodyBytes, let prefix = cut(context) {
             var truncated = response
             truncated.body = Array(response.body.prefix(prefix))
             truncated.headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
             write(truncated, method: request.method, version: request.version, keepAlive: true)
-            state = .closed
+            machine.closing()
             stream.reset()
             return
         }
-        // Winding down, a connection still answers the requests it has already received
-        // (pipelined behind this one); the last answer says `Connection: close`.
-        let windingDown = closeAfterAnswer || owner.isDraining
-        let keepAlive = request.keepAlive && (!windingDown || !inbound.isEmpty)
-        write(response, method: request.method, version: request.version, keepAlive: keepAlive)
-        finishAnswer(keepAlive: keepAlive)
+        switch machine.answering(requestKeepAlive: request.keepAlive, draining: owner.isDraining) {
+        case .keepAlive:
+            write(response, method: request.method, version: request.version, keepAlive: true)
+            process()
+            resumeReadingIfPossible()
+        case .close:
+            write(response, method: request.method, version: request.version, keepAlive: false)
+            closeAfterWriting()
+        case .drop:
+            return
+        }
     }
 
     private func write(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool) {
@@ -265,93 +202,51 @@ final class HTTPConnection {
     private static let connectionKeepAlive = Array("Connection: keep-alive\r\n".utf8)
     private static let crlf: [UInt8] = [13, 10]
 
-    private func finishAnswer(keepAlive: Bool) {
-        guard keepAlive else {
-            state = .closed
-            disarmTimer()
-            stream.closeAfterFlush()
-            return
-        }
-        state = .awaitingHead
-        parser.reset()
-        process()
-        resumeReadingIfPossible()
+    private func closeAfterWriting() {
+        timer.stop()
+        stream.closeAfterFlush()
     }
 
     private func resumeReadingIfPossible() {
-        guard state == .awaitingHead || state == .readingBody else { return }
-        if stream.queuedWriteBytes > configuration.maxQueuedOutputBytes {
-            stream.stopReading()
-        } else {
-            stream.startReading()
+        switch machine.readingAfterWrite(queuedOutputBytes: stream.queuedWriteBytes) {
+        case .start: stream.startReading()
+        case .stop: stream.stopReading()
+        case .none: break
         }
-    }
-
-    /// A request the parser refused: answer its status as a problem, then close.
-    private func reject(_ error: HTTPParseError) {
-        refuse(ProblemDetails(status: error.status, detail: error.detail), source: .malformedRequest)
     }
 
     /// The HTTP layer's own answer (a refused or timed-out request): observed like any other,
     /// then the connection closes. The head is there when the refusal came after it (a body too
     /// large, a bad chunk), so the client's request id and method are known.
     private func refuse(_ problem: ProblemDetails, source: AnsweredRequest.Source) {
-        state = .responding
-        disarmTimer()
         var response = problem.response()
-        let head = self.head.take() ?? parser.refusedHead
+        let head = machine.takeRefusedHead()
         answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
         write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
-        finishAnswer(keepAlive: false)
+        closeAfterWriting()
     }
 
     // MARK: Timers
 
-    /// Idle with nothing buffered: the keep-alive timeout. A request begun: the read timeout,
-    /// counted from its first byte and not restarted by later bytes (a trickling client loses).
-    private func armTimer() {
-        guard state == .awaitingHead || state == .readingBody else { return }
-        // The parser consumes whole lines: a request whose lines so far came complete has begun
-        // with nothing left in `inbound`.
-        let begun = state == .readingBody || !inbound.isEmpty || parser.hasBegunMessage
-        if begun {
-            guard timerPurpose != .request else { return }
-            timerPurpose = .request
-            timer.start(after: configuration.requestReadTimeout) { [unowned self] in requestTimedOut() }
-        } else {
-            idleSince = .now
-            guard timerPurpose != .idle else { return }
-            timerPurpose = .idle
-            timer.start(after: configuration.idleTimeout) { [unowned self] in idleTimerFired() }
+    private func perform(_ action: HTTPConnectionStateMachine.TimerAction) {
+        switch action {
+        case .none: break
+        case .arm(let delay): timer.start(after: delay) { [unowned self] in timerFired() }
+        case .stop: timer.stop()
         }
     }
 
-    /// The idle timer was armed when the connection first went idle; requests answered since
-    /// then only moved `idleSince`, so the timer waits out what is left of the timeout.
-    private func idleTimerFired() {
-        guard state != .responding else {
-            // A handler is answering: no idle timeout meanwhile; the answer arms it again.
-            timerPurpose = .none
-            return
-        }
-        let remaining = configuration.idleTimeout - idleSince.duration(to: .now)
-        if remaining > .zero {
-            timer.start(after: remaining) { [unowned self] in idleTimerFired() }
-        } else {
-            timerPurpose = .none
+    private func timerFired() {
+        switch machine.timerFired(now: time.now) {
+        case .none:
+            break
+        case .arm(let delay):
+            timer.start(after: delay) { [unowned self] in timerFired() }
+        case .close:
             forceClose()
+        case .requestTimedOut:
+            refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
         }
-    }
-
-    private func disarmTimer() {
-        timerPurpose = .none
-        timer.stop()
-    }
-
-    private func requestTimedOut() {
-        timerPurpose = .none
-        guard state == .awaitingHead || state == .readingBody else { return }
-        refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
     }
 
     // MARK: Closing
@@ -364,8 +259,7 @@ final class HTTPConnection {
 
     /// Shutdown began: idle connections close now, a busy one after its answer.
     func drain() {
-        closeAfterAnswer = true
-        if state == .awaitingHead && inbound.isEmpty { forceClose() }
+        if machine.drain() { forceClose() }
     }
 
     /// The end of a shutdown's grace period: a request whose handler is still running (nothing
@@ -373,7 +267,7 @@ final class HTTPConnection {
     /// empty reply, and the handler is cancelled. Any other connection just closes. Returns
     /// whether a request was cut short.
     func cutShort() -> Bool {
-        guard state == .responding, let (head, context) = awaitingHandler.take() else {
+        guard machine.state == .responding, let (head, context) = awaitingHandler.take() else {
             forceClose()
             return false
         }
@@ -383,18 +277,16 @@ final class HTTPConnection {
         var response = ProblemDetails(
             status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
         ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-        if !context.route.isEmpty { response.route = context.route }
         answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
         write(response, method: head.method, version: head.version, keepAlive: false)
-        state = .closed
-        disarmTimer()
-        stream.closeAfterFlush()
+        machine.closing()
+        closeAfterWriting()
         return true
     }
 
     func forceClose() {
-        guard state != .closed || !stream.isClosing else { return }
-        state = .closed
+        guard machine.state != .closed || !stream.isClosing else { return }
+        machine.closing()
         handlerTask?.cancel()
         handlerTask = nil
         stream.close()
@@ -407,7 +299,7 @@ final class HTTPConnection {
     }
 
     private func closed() {
-        state = .closed
+        machine.closing()
         releaseRequestSlot()
         timer.cancel()
         handlerTask?.cancel()

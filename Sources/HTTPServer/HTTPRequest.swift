@@ -6,9 +6,6 @@ public struct HTTPRequest: Sendable {
     public var head: HTTPRequestHead
     public var body: [UInt8]
     public var pathParameters: PathParameters
-    /// The route an immediate dispatch matched for this request before its immediate handler
-    /// declined: the async dispatch that follows uses it instead of a second lookup.
-    var matchedRoute: Route?
 
     public init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: PathParameters = PathParameters()) {
         self.head = head

@@ -8,15 +8,6 @@ public struct HTTPResponse: Sendable {
     /// More fields, already in wire form, written after `headers`: how hot paths answer.
     public var fields = FieldBlock()
     public var body: [UInt8]
-    /// The route pattern that answered, for the server's ``AnswerObserver`` (metrics and logs
-    /// never carry raw paths); nil when no route was reached.
-    public var route: String?
-    /// What the responder wants the ``AnswerObserver`` to know of this request (the app's record
-    /// for its log line); the server only passes it on.
-    public var note: (any AnyObject & Sendable)?
-    /// Fault injection: write the head and only this many body bytes, then reset the connection,
-    /// as a peer that dies mid-answer would. Nil for every real answer.
-    public var resetAfterBodyBytes: Int?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(), body: [UInt8] = []) {
         self.status = status

@@ -2,16 +2,22 @@ import EventLoop
 import HTTP1
 import Locking
 import Synchronization
+import Timekeeping
 
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
-/// the loop that accepted it. A request is answered on the loop thread when an immediate
-/// responder can answer it at once, else by a task that prefers that loop.
+/// the loop that accepted it. A request is answered on the loop thread when the responder can
+/// answer it at once, else by a task that prefers that loop.
 public final class HTTPServer: Sendable {
     public let group: EventLoopGroup
     public let configuration: ServerConfiguration
-    let responder: RouteHandler
-    let immediateResponder: ImmediateResponder?
+    let responder: Responder
     let answerObserver: AnswerObserver?
+    /// Fault injection (the catalog stub's): after how many body bytes an answer is cut off by a
+    /// connection reset. Nil in the service.
+    let resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?
+    /// The time line the connections' idle rule reads (`HTTPConnectionStateMachine`) and the
+    /// shutdown's grace period is slept on.
+    let time: any TimeSource
     let connections = ConnectionCounter()
     /// Requests being handled now, across loops.
     let requests = InFlightRequestCounter()
@@ -19,17 +25,30 @@ public final class HTTPServer: Sendable {
     private let loopServers = Locked<[LoopBound<LoopServer>]>([])
     private let boundPort = Atomic<Int>(0)
 
-    /// `immediate`, when given, is asked first, on the connection's loop thread: an answer it can
-    /// give without waiting (a cached page, a health check) is written at once, with no task made
-    /// for it; nil hands the request to `responder`, which runs as a task preferring the loop.
-    /// `answered`, when given, sees every answer the server writes, whoever gave it.
-    public init(
-        group: EventLoopGroup, configuration: ServerConfiguration, immediate: ImmediateResponder? = nil,
-        answered: AnswerObserver? = nil, responder: @escaping RouteHandler
+    /// `responder` is asked for every request on its connection's loop thread: an answer it
+    /// gives at once is written with no task made for it; work it defers runs as a task
+    /// preferring the loop. `answered`, when given, sees every answer the server writes, whoever
+    /// gave it. `time` defaults to a `LoopTimeSource` on the group.
+    public convenience init(
+        group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
+        answered: AnswerObserver? = nil, responder: @escaping Responder
     ) {
+        self.init(group: group, configuration: configuration, time: time, answered: answered, resetAfterBodyBytes: nil, responder: responder)
+    }
+
+    /// A server whose answers a test double may cut short: `resetAfterBodyBytes`, asked with the
+    /// context of each answer (its `annotation`, which the responder filled in), returns after
+    /// how many body bytes to reset the connection instead of writing the rest, or nil.
+    @_spi(FaultInjection)
+    public init(
+        group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
+        answered: AnswerObserver? = nil, resetAfterBodyBytes: (@Sendable (RequestContext) -> Int?)?,
+        responder: @escaping Responder
+    ) {
+        self.resetAfterBodyBytes = resetAfterBodyBytes
+        self.time = time ?? LoopTimeSource(fallbackLoop: group.loops[0])
         self.group = group
         self.configuration = configuration
-        self.immediateResponder = immediate
         self.answerObserver = answered
         self.responder = responder
     }
@@ -96,10 +115,10 @@ public final class HTTPServer: Sendable {
         for server in servers {
             await Task(executorPreference: server.loop) { server.value.drainConnections() }.value
         }
-        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let time = self.time
         await withTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await self.connections.waitUntilNoneOpen() }
-            tasks.addTask { try? await clock.sleep(for: grace) }
+            tasks.addTask { try? await time.sleep(for: grace) }
             await tasks.next()
             tasks.cancelAll()
         }

@@ -7,11 +7,15 @@ public struct RequestContext: Sendable {
     public let loop: EventLoop
     /// When the request's head was complete.
     public let receivedAt: ContinuousClock.Instant
-    /// The route pattern that matched (`/products/{id}`), for metrics and logs; never the raw path.
+    /// The route pattern that matched (`/products/{id}`, ``Router/unmatched`` when none did), for
+    /// metrics and logs; never the raw path. Empty when the request was refused before routing.
     public var route: String
     /// The id logs and upstream calls know this request by; set by the application's front
     /// handler (empty until then).
     public var requestID: String
+    /// What the responder attaches to the request for the ``AnswerObserver`` (the application's
+    /// record for its log line); the server only carries it to the observer.
+    public var annotation: (any AnyObject & Sendable)?
 
     public init(loop: EventLoop, receivedAt: ContinuousClock.Instant, route: String = "", requestID: String = "") {
         self.loop = loop
@@ -21,11 +25,11 @@ public struct RequestContext: Sendable {
     }
 }
 
-/// A route's handler.
+/// Work that answers a request after waiting (a route's handler, or what a responder defers).
 public typealias RouteHandler = @Sendable (HTTPRequest, RequestContext) async -> HTTPResponse
 
-/// Answers a request synchronously on its loop thread when that needs no waiting, else returns
-/// nil. It may fill in `request` (its path parameters) and `context` (the route, the request id)
-/// in place, for the responder that then takes over: in place, because a copy of either retains
-/// each of its parts.
-public typealias ImmediateResponder = @Sendable (inout HTTPRequest, inout RequestContext) -> HTTPResponse?
+/// The server's one responder, asked for every request on its connection's loop thread: it
+/// answers at once or says what to run in a task (``ResponderAnswer``). It fills in `request`
+/// (its path parameters) and `context` (route, request id, annotation) in place, for the task
+/// and the observer: in place, because a copy of either retains each of its parts.
+public typealias Responder = @Sendable (inout HTTPRequest, inout RequestContext) -> ResponderAnswer

@@ -9,35 +9,40 @@ public struct Router: Sendable {
 
     /// The outcome of matching one request.
     public enum Match: Sendable {
-        case found(RouteHandler, parameters: PathParameters, pattern: String)
+        case found(parameters: PathParameters, pattern: String)
         case methodNotAllowed(allow: [HTTPMethod])
         case notFound
     }
 
     public init() {}
 
-    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`). `immediate`, when
-    /// given, is tried first on the loop thread (see ``dispatchImmediately(_:context:)``).
-    public mutating func add(
-        _ method: HTTPMethod, _ pattern: String, immediate: ImmediateRouteHandler? = nil,
-        _ handler: @escaping RouteHandler
-    ) {
-        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, handler: handler, immediate: immediate))
-        table = RouteTable(root)
+    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`): its answer needs
+    /// waiting, so it runs in a task.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+        // Made once here: the route answers every request with the same deferred handler.
+        let later = ResponderAnswer.later(handler)
+        add(method, pattern, responder: { _, _ in later })
     }
 
     /// Registers a handler that never waits: it answers on the loop thread, with no task.
     public mutating func addImmediate(
         _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
     ) {
-        add(method, pattern, immediate: { handler($0, $1) }) { handler($0, $1) }
+        add(method, pattern, responder: { .now(handler($0, $1)) })
+    }
+
+    /// Registers `responder` for `method` on `pattern`: asked on the loop thread, it answers at
+    /// once when it can (a cached page) or defers to work that waits.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, responder: @escaping RouteResponder) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, responder: responder))
+        table = RouteTable(root)
     }
 
     public func match(method: HTTPMethod, path: String) -> Match {
         switch lookup(method: method, path: path) {
         case .route(let route, let parameters):
-            return .found(route.handler, parameters: parameters, pattern: route.pattern)
+            return .found(parameters: parameters, pattern: route.pattern)
         case .otherMethods(let methods):
             return .methodNotAllowed(allow: Self.allowedMethods(methods))
         case .none:
@@ -45,27 +50,23 @@ public struct Router: Sendable {
         }
     }
 
-    /// Answers on the calling thread when it needs no waiting: the matched route's immediate
-    /// handler when it has one and it answers, or the `404` problem. Nil when the request needs
-    /// ``dispatch(_:context:)`` (which also words the rarer `405`).
-    /// The request and context are bound in place (path parameters, route), copied by nobody.
-    public func dispatchImmediately(
-        _ request: inout HTTPRequest, context: inout RequestContext
-    ) -> (response: HTTPResponse, route: String)? {
+    /// The server's ``Responder`` for these routes: binds the request's path parameters and the
+    /// context's route in place (copied by nobody) and asks the route; a `404` or `405` problem
+    /// (route ``unmatched``) at once.
+    public func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
-            guard let immediate = route.immediate else { return nil }
             request.pathParameters = parameters
             context.route = route.pattern
-            guard let response = immediate(request, context) else {
-                request.matchedRoute = route
-                return nil
-            }
-            return (response, route.pattern)
-        case .otherMethods:
-            return nil
+            return route.responder(request, context)
+        case .otherMethods(let table):
+            context.route = Self.unmatched
+            let methods = Self.allowedMethods(table).map(\.rawValue).joined(separator: ", ")
+            return .now(ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
+                .response(headers: ["Allow": methods]))
         case .none:
-            return (Self.notFound(), Self.unmatched)
+            context.route = Self.unmatched
+            return .now(ProblemDetails(status: .notFound, detail: "No resource at this path.").response())
         }
     }
 
@@ -85,68 +86,22 @@ public struct Router: Sendable {
         return .otherMethods(methods)
     }
 
-    /// The request and context as the route's handlers see them: with its path parameters, and
-    /// naming the route.
-    private static func bind(
-        _ request: HTTPRequest, _ context: RequestContext, to route: Route, _ parameters: PathParameters
-    ) -> (HTTPRequest, RequestContext) {
-        var request = request
-        request.pathParameters = parameters
-        var context = context
-        context.route = route.pattern
-        return (request, context)
-    }
-
     private static func allowedMethods(_ methods: MethodTable) -> [HTTPMethod] {
         var allow = Set(methods.map(\.method))
         if allow.contains(.get) { allow.insert(.head) }
         return allow.sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// Dispatches a request: the handler's answer, or a `404`/`405` problem.
-    public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        await dispatch(request, context: context).response
-    }
-
-    /// Like `respond`, and also names the route that matched (`unmatched` for 404/405), for
-    /// metrics and logs that must not carry raw paths.
-    public func dispatch(_ request: HTTPRequest, context: RequestContext) async -> (response: HTTPResponse, route: String) {
-        if let route = request.matchedRoute {
-            // Matched and its parameters bound by `dispatchImmediately`, whose immediate handler
-            // declined: no second lookup, and the request is passed on, not copied and rebound.
-            var context = context
-            context.route = route.pattern
-            return (await route.handler(request, context), route.pattern)
-        }
-        switch lookup(method: request.method, path: request.path) {
-        case .route(let route, let parameters):
-            let (request, context) = Self.bind(request, context, to: route, parameters)
-            return (await route.handler(request, context), route.pattern)
-        case .otherMethods(let table):
-            let methods = Self.allowedMethods(table).map(\.rawValue).joined(separator: ", ")
-            let response = ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
-                .response(headers: ["Allow": methods])
-            return (response, Self.unmatched)
-        case .none:
-            return (Self.notFound(), Self.unmatched)
-        }
-    }
-
-    private static func notFound() -> HTTPResponse {
-        ProblemDetails(status: .notFound, detail: "No resource at this path.").response()
-    }
-
     /// The route label of requests no route matched.
     public static let unmatched = "unmatched"
 }
 
-/// A route's synchronous handler: an answer now, or nil to leave the request to the async one.
-public typealias ImmediateRouteHandler = @Sendable (HTTPRequest, RequestContext) -> HTTPResponse?
+/// A route's responder: an answer now, or the work that waits for it (``ResponderAnswer``).
+public typealias RouteResponder = @Sendable (HTTPRequest, RequestContext) -> ResponderAnswer
 
 struct Route: Sendable {
     let pattern: String
-    let handler: RouteHandler
-    let immediate: ImmediateRouteHandler?
+    let responder: RouteResponder
 }
 
 /// The routes of one path by method: a few entries, scanned, not hashed (hashing the method's

@@ -78,7 +78,9 @@ public final class ProductDetailsService: Sendable {
         }
     }
 
-    /// The detail document for `id`: a 200 detail or a cached 404 problem document.
+    /// The detail document for `id`: a 200 detail or a cached 404 problem document. One cache
+    /// look-up (``lookUpDetail(id:noCache:)``), then, unless it was fresh,
+    /// ``detail(after:requestID:trace:executor:)``.
     ///
     /// - Parameters:
     ///   - noCache: skip the cache lookup (a client's `Cache-Control: no-cache`), but still join a
@@ -93,30 +95,44 @@ public final class ProductDetailsService: Sendable {
         trace: TraceContext? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
-        guard Self.isValidID(id) else { throw .invalidID }
-        if !noCache {
-            switch cache.lookup(id) {
-            case .fresh(let document, let remaining):
-                return hit(document, remaining: remaining)
-            case .stale(let document, let age, revalidate: true, _):
-                await refreshInBackground(id: id, requestID: requestID, trace: trace, executor: executor)
-                events.cacheLookup(.stale)
-                return DetailAnswer(
-                    document: document,
-                    cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "revalidating")
-                )
-            case .stale, .miss:
-                break
-            }
+        switch lookUpDetail(id: id, noCache: noCache) {
+        case .answered(let answer):
+            return answer
+        case .pending(let pending):
+            return try await detail(after: pending, requestID: requestID, trace: trace, executor: executor)
         }
-        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor, readsShared: !noCache)
     }
 
-    /// The answer for `id` when the cache holds it fresh, without waiting and without starting
-    /// anything; nil otherwise (stale, missing, or an invalid id), for ``detail(id:noCache:requestID:executor:)``.
-    public func freshDetail(id: String) -> DetailAnswer? {
-        guard Self.isValidID(id), case .fresh(let document, let remaining) = cache.lookup(id) else { return nil }
-        return hit(document, remaining: remaining)
+    /// The one cache look-up of a detail request, synchronous: a fresh answer at once, or what
+    /// ``detail(after:requestID:trace:executor:)`` needs to finish without a second look-up.
+    /// An invalid id is not looked up (the pending detail throws `invalidID`).
+    public func lookUpDetail(id: String, noCache: Bool = false) -> DetailLookup {
+        guard Self.isValidID(id), !noCache else { return .pending(PendingDetail(id: id, cached: nil, noCache: noCache)) }
+        let cached = cache.lookup(id)
+        if case .fresh(let document, let remaining) = cached { return .answered(hit(document, remaining: remaining)) }
+        return .pending(PendingDetail(id: id, cached: cached))
+    }
+
+    /// Finishes a detail request whose look-up found nothing fresh: serves a document stale
+    /// within stale-while-revalidate (starting its one refresh), or joins or starts the load.
+    /// - Throws: as ``detail(id:noCache:requestID:trace:executor:)``.
+    public func detail(
+        after pending: PendingDetail,
+        requestID: String = "",
+        trace: TraceContext? = nil,
+        executor: (any TaskExecutor)? = nil
+    ) async throws(ProductDetailsError) -> DetailAnswer {
+        let id = pending.id
+        guard Self.isValidID(id) else { throw .invalidID }
+        if case .stale(let document, let age, revalidate: true, _)? = pending.cached {
+            await refreshInBackground(id: id, requestID: requestID, trace: trace, executor: executor)
+            events.cacheLookup(.stale)
+            return DetailAnswer(
+                document: document,
+                cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "revalidating")
+            )
+        }
+        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor, readsShared: !pending.noCache)
     }
 
     private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {

@@ -4,6 +4,7 @@ import HTTPClient
 import HTTPServer
 import Testing
 import TestSupport
+import Timekeeping
 
 @Suite("HTTP client over real sockets")
 struct HTTPClientTests {
@@ -84,45 +85,27 @@ struct HTTPClientTests {
         }
     }
 
-    /// A pooled connection closes once it has been idle for the idle timeout, and never while
-    /// calls keep using it: back-to-back calls for over twice the timeout stay on one connection.
-    ///
-    /// Real time: a host that stalls this task for a whole timeout between two calls (measured
-    /// from one call's start to the next one's end, which covers the connection's idle time)
-    /// sees a rightful close and a second connection. The close is timed from the last call's
-    /// start, not from when this task resumed after it: under a full parallel test run the task
-    /// can resume long after the connection has gone idle.
-    @Test func aPooledConnectionClosesWhenIdleForTheTimeoutAndNotWhileInUse() async throws {
+    /// The pool's idle rule reads the client's time line: frozen, a parked connection stays
+    /// (its timer fires on real time and finds no idle time passed) and is reused; moved past
+    /// the idle timeout, the connection closes and the next call opens another. The rule itself
+    /// (exactly the timeout since last parked, never while in use) is stepped in
+    /// ClientConnectionStateMachineTests.
+    @Test func aPooledConnectionClosesOnceIdleForTheTimeoutOnTheClientsTimeLine() async throws {
         try await withServer(routes: standardRoutes) { _, port in
             let group = try EventLoopGroup(loopCount: 1)
             defer { group.shutdown() }
-            let idleTimeout = Duration.milliseconds(500)
+            let time = ManualTimeSource()
             var configuration = HTTPClientConfiguration()
-            configuration.idleTimeout = idleTimeout
-            let client = HTTPClient(group: group, configuration: configuration)
+            configuration.idleTimeout = .milliseconds(20)
+            let client = HTTPClient(group: group, configuration: configuration, time: time)
             let origin = Origin(host: "127.0.0.1", port: port)
-            let clock = ContinuousClock()
-            let start = clock.now
-            var previousStart = start
-            var longestSpan = Duration.zero
-            var calls = 0
-            while start.duration(to: clock.now) < idleTimeout * 2.5 {
-                let callStart = clock.now
-                _ = try await client.get(origin, path: "/echo/busy", timeout: .seconds(5))
-                longestSpan = max(longestSpan, previousStart.duration(to: clock.now))
-                previousStart = callStart
-                calls += 1
-            }
-            #expect(calls > 1)
-            #expect(client.statistics.connectionsOpened == 1 || longestSpan >= idleTimeout)
-            let opened = client.statistics.connectionsOpened
-            // The connection went back to the pool during the last call, so it may close no
-            // earlier than a whole timeout after that call began, however late this task resumes.
-            let lastCallStart = previousStart
+            _ = try await client.get(origin, path: "/echo/one", timeout: .seconds(5))
+            _ = try await client.get(origin, path: "/echo/two", timeout: .seconds(5))
+            #expect(client.statistics.connectionsOpened == 1)
+            time.advance(by: .milliseconds(20))
             while client.statistics.openConnections > 0 { await Task.yield() }
-            #expect(lastCallStart.duration(to: clock.now) >= idleTimeout)
             _ = try await client.get(origin, path: "/echo/again", timeout: .seconds(5))
-            #expect(client.statistics.connectionsOpened == opened + 1)
+            #expect(client.statistics.connectionsOpened == 2)
             await client.shutdown()
         }
     }

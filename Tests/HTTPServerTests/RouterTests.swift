@@ -19,7 +19,7 @@ struct RouterTests {
 
     static func outcome(_ method: HTTPMethod, _ path: String) -> String {
         switch router().match(method: method, path: path) {
-        case .found(_, let parameters, let pattern):
+        case .found(let parameters, let pattern):
             return pattern + parameters.sorted { $0.name < $1.name }.map { " \($0.name)=\($0.value)" }.joined()
         case .methodNotAllowed(let allow):
             return "405 " + allow.map(\.rawValue).joined(separator: ",")
@@ -55,63 +55,55 @@ struct RouterTests {
     }
 }
 
-@Suite("Router: immediate answers")
-struct RouterImmediateTests {
+@Suite("Router as the server's responder")
+struct RouterResponderTests {
     static let router: Router = {
         var router = Router()
         router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
-        router.add(.get, "/maybe/{n}", immediate: { request, _ in
-            request.pathParameters["n"] == "cached" ? .text(.ok, "immediate") : nil
-        }) { _, _ in .text(.ok, "async") }
+        router.add(.get, "/maybe/{n}", responder: { request, _ in
+            request.pathParameters["n"] == "cached" ? .now(.text(.ok, "immediate")) : .later { _, _ in .text(.ok, "async") }
+        })
         router.add(.get, "/later") { _, _ in .text(.ok, "later") }
         return router
     }()
 
-    /// What `dispatchImmediately` answers (body, status, route), or "nil".
-    static func immediately(_ method: HTTPMethod, _ path: String) throws -> String {
+    /// What the router answers (when, status, route, body), the deferred work run to its end.
+    static func respond(_ method: HTTPMethod, _ path: String) async throws -> String {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let head = HTTPRequestHead(method: method, target: path, path: path, version: .http1_1, headers: ["Host": "t"])
         var context = RequestContext(loop: group.loops[0], receivedAt: .now)
         var request = HTTPRequest(head: head)
-        guard let (response, route) = router.dispatchImmediately(&request, context: &context) else { return "nil" }
-        return "\(response.status.code) \(route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
+        let answer = router.respond(to: &request, context: &context)
+        let when = if case .now = answer { "now" } else { "later" }
+        let response = await answer.response(to: request, context: context)
+        return "\(when) \(response.status.code) \(context.route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
     }
 
     @Test(arguments: [
-        (HTTPMethod.get, "/now/7", "200 /now/{n} now 7"),
-        (.head, "/now/7", "200 /now/{n} now 7"),
-        (.get, "/maybe/cached", "200 /maybe/{n} immediate"),
-        // The immediate handler declines: the request needs the async one.
-        (.get, "/maybe/other", "nil"),
-        // No immediate handler at all.
-        (.get, "/later", "nil"),
-        // 405 is left to `dispatch`, which words the Allow list; 404 needs no waiting.
-        (.post, "/now/7", "nil"),
-        (.get, "/nowhere", "404 unmatched {\"type\":\""),
+        (HTTPMethod.get, "/now/7", "now 200 /now/{n} now 7"),
+        (.head, "/now/7", "now 200 /now/{n} now 7"),
+        (.get, "/maybe/cached", "now 200 /maybe/{n} immediate"),
+        // The route defers: its work runs with the parameters and route bound in place.
+        (.get, "/maybe/other", "later 200 /maybe/{n} async"),
+        (.get, "/later", "later 200 /later later"),
+        (.post, "/now/7", "now 405 unmatched {\"type\":\""),
+        (.get, "/nowhere", "now 404 unmatched {\"type\":\""),
     ])
-    func dispatchesImmediately(_ method: HTTPMethod, _ path: String, _ expected: String) throws {
-        let got = try Self.immediately(method, path)
+    func answersAtOnceOrDefers(_ method: HTTPMethod, _ path: String, _ expected: String) async throws {
+        let got = try await Self.respond(method, path)
         #expect(got == expected, "got \(got)")
     }
 
-    /// A declined immediate dispatch leaves its match on the request, so the async dispatch of
-    /// that request skips the lookup; another request, even with the same context, is routed by
-    /// its own path.
-    @Test func aDeclinedMatchTravelsWithItsRequestOnly() async throws {
+    @Test func aDeferredRouteSeesItsOwnParameters() async throws {
+        var router = Router()
+        router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        func request(_ path: String) -> HTTPRequest {
-            HTTPRequest(head: HTTPRequestHead(method: .get, target: path, path: path, version: .http1_1, headers: ["Host": "t"]))
-        }
         var context = RequestContext(loop: group.loops[0], receivedAt: .now)
-        var declined = request("/maybe/other")
-        #expect(Self.router.dispatchImmediately(&declined, context: &context) == nil)
-        #expect(declined.pathParameters["n"] == "other")
-        let answered = await Self.router.dispatch(declined, context: context)
-        #expect(answered.route == "/maybe/{n}" && answered.response.body == Array("async".utf8))
-        let other = await Self.router.dispatch(request("/later"), context: context)
-        #expect(other.route == "/later" && other.response.body == Array("later".utf8))
+        var request = HTTPRequest(head: HTTPRequestHead(method: .get, target: "/echo/hi", path: "/echo/hi", version: .http1_1, headers: ["Host": "t"]))
+        let response = await router.respond(to: &request, context: &context).response(to: request, context: context)
+        #expect(response.body == Array("hi".utf8))
     }
 }
 

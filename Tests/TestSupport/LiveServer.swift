@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import Locking
 import Synchronization
+import Timekeeping
 
 /// A one-way latch: tasks `wait()` until someone calls `open()`. Used to hold a handler at a known
 /// point instead of sleeping.
@@ -36,6 +37,7 @@ public final class Gate: Sendable {
 public func withServer(
     configure: (inout ServerConfiguration) -> Void = { _ in },
     loops: Int = 2,
+    time: (any TimeSource)? = nil,
     routes: (inout Router) -> Void,
     answered: AnswerObserver? = nil,
     _ body: (HTTPServer, Int) async throws -> Void
@@ -50,9 +52,8 @@ public func withServer(
     let group = try EventLoopGroup(loopCount: loops)
     // Routes registered with an immediate handler answer on the loop thread, as in the app.
     let server = HTTPServer(
-        group: group, configuration: configuration,
-        immediate: { request, context in frozen.dispatchImmediately(&request, context: &context)?.response },
-        answered: answered, responder: { request, context in await frozen.respond(to: request, context: context) })
+        group: group, configuration: configuration, time: time,
+        answered: answered, responder: { request, context in frozen.respond(to: &request, context: &context) })
     let port = try await server.start()
     do {
         try await body(server, port)

@@ -1,16 +1,19 @@
 import ProductDetails
 import Redis
 import RedisClient
+import Timekeeping
 
 /// The fleet's log lines: Redis connections and the breaker. Losing Redis is a warning (the
 /// service still answers, as a single node); failed reconnect attempts repeat while Redis is down,
 /// so they are rate limited and say how many were held back.
 final class FleetLog: Sendable {
     private let logger: Logger
+    private let time: any TimeSource
     private let attempts = LogRateLimiter(linesPerSecond: 1)
 
-    init(logger: Logger) {
+    init(logger: Logger, time: any TimeSource) {
         self.logger = logger
+        self.time = time
     }
 
     func connection(_ change: RedisConnectionChange) {
@@ -21,7 +24,7 @@ final class FleetLog: Sendable {
             guard error != .shutdown else { return }
             logger.warn("redis connection lost: reconnecting", [("connection", role.logLabel), ("reason", error.detail)])
         case .connectAttemptFailed(let role, let error):
-            guard let heldBack = attempts.admit() else { return }
+            guard let heldBack = attempts.admit(now: time.now) else { return }
             var fields = [("connection", role.logLabel), ("reason", error.detail)]
             if heldBack > 0 { fields.append(("suppressed", String(heldBack))) }
             if error.isPermanent {

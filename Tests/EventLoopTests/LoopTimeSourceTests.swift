@@ -1,13 +1,13 @@
 import EventLoop
 import Testing
 
-@Suite("Loop clock and timers")
-struct LoopClockTests {
+@Suite("Loop time source and timers")
+struct LoopTimeSourceTests {
     @Test func sleepWakesOnTheSleepersLoop() async throws {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let loop = group.loops[1]
-        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let clock = LoopTimeSource(fallbackLoop: group.loops[0])
         let wokeOnLoop = try await Task(executorPreference: loop) { () -> Bool in
             let start = clock.now
             try await clock.sleep(for: .milliseconds(2))
@@ -19,7 +19,7 @@ struct LoopClockTests {
     @Test func cancellingASleepEndsItAtOnce() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let clock = LoopTimeSource(fallbackLoop: group.loops[0])
         let sleeper = Task(executorPreference: group.loops[0]) {
             try await clock.sleep(for: .seconds(3600))
         }
@@ -30,7 +30,7 @@ struct LoopClockTests {
     @Test func sleepingAfterCancellationThrowsWithoutArmingATimer() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        let clock = LoopClock(fallbackLoop: group.loops[0])
+        let clock = LoopTimeSource(fallbackLoop: group.loops[0])
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             try await clock.sleep(for: .seconds(3600))
@@ -105,9 +105,9 @@ struct TimerDurationTests {
     @Test func negativeAndSubMillisecondDelaysDoNotTrap() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        let clock = LoopClock(fallbackLoop: group.loops[0])
-        // A deadline already past (a negative delay) and one a fraction of a millisecond away.
-        try await clock.sleep(until: clock.now - .milliseconds(5))
-        try await clock.sleep(until: clock.now + .microseconds(300))
+        let clock = LoopTimeSource(fallbackLoop: group.loops[0])
+        // A negative delay and one a fraction of a millisecond away.
+        try await clock.sleep(for: .milliseconds(-5))
+        try await clock.sleep(for: .microseconds(300))
     }
 }

@@ -1,24 +1,27 @@
 import CLibUV
 import Locking
 import Synchronization
+import Timekeeping
 
-/// A `Clock` whose `sleep` is a libuv timer on an event loop, so a sleeping handler wakes on its
-/// own loop thread without a hop. Time is `ContinuousClock`'s (monotonic).
-public struct LoopClock: Clock {
-    public typealias Instant = ContinuousClock.Instant
-
+/// The production ``TimeSource``: its `sleep` is a libuv timer on an event loop, so a sleeping
+/// handler wakes on its own loop thread without a hop. Time is `ContinuousClock`'s (monotonic),
+/// counted from when the source was made. Tests swap in `ManualTimeSource`.
+public struct LoopTimeSource: TimeSource {
     /// Used when the sleeper is not on a loop thread.
     public let fallbackLoop: EventLoop
+    private let origin: ContinuousClock.Instant
 
     public init(fallbackLoop: EventLoop) {
         self.fallbackLoop = fallbackLoop
+        origin = .now
     }
 
-    public var now: Instant { ContinuousClock.now }
+    public var now: Duration { origin.duration(to: .now) }
 
-    public var minimumResolution: Duration { .milliseconds(1) }
-
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    public func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        guard duration > .zero else { return }
+        let deadline = ContinuousClock.now + duration
         let loop = EventLoop.current ?? fallbackLoop
         let sleeper = LoopSleeper(loop: loop)
         try await withTaskCancellationHandler {
@@ -31,7 +34,7 @@ public struct LoopClock: Clock {
     }
 }
 
-/// One pending `LoopClock.sleep`: resumed exactly once, by its timer or by cancellation.
+/// One pending `LoopTimeSource.sleep`: resumed exactly once, by its timer or by cancellation.
 ///
 /// `@unchecked Sendable`: `timer` is touched only on `loop`'s thread; `state` is a `Mutex`.
 private final class LoopSleeper: @unchecked Sendable {

@@ -1,0 +1,293 @@
+import HTTP1
+
+/// The rules of one server connection, without the socket: requests parsed as bytes arrive, one
+/// answered at a time and in order (pipelined ones wait in `inbound`), keep-alive, the read and
+/// idle timeouts, read backpressure and the shutdown rules. `HTTPConnection` feeds it events and
+/// does what it returns. Pure: time comes in as `now` on the server's time line, so the timeout
+/// rules are tested exactly, with no clock.
+///
+/// The actions are small enums of plain values: the request itself is taken with `takeRequest`
+/// (moved, not copied; a copy of a head retains each of its parts).
+struct HTTPConnectionStateMachine {
+    enum State: Equatable {
+        /// Between requests, or inside one's head.
+        case awaitingHead
+        /// The head is complete; its body is being read.
+        case readingBody
+        /// A request is being answered; bytes behind it wait.
+        case responding
+        case closed
+    }
+
+    /// What the buffered bytes gave.
+    enum ParseAction: Equatable {
+        /// A request is complete: `dispatching()`, then `takeRequest()`, and answer it.
+        case request
+        /// The bytes were refused: answer the error's status, then close (`refused`).
+        case refuse(HTTPParseError)
+        /// More bytes are needed: send `100 Continue` first when asked, and do as `timer` says.
+        case needMoreData(sendContinue: Bool, timer: TimerAction)
+        /// Not reading requests now (one is being answered, or the connection is closed).
+        case none
+    }
+
+    /// What to do with the connection's one timer.
+    enum TimerAction: Equatable {
+        case none
+        /// (Re)arm it to fire after this long.
+        case arm(after: Duration)
+        case stop
+    }
+
+    /// What the timer firing means.
+    enum TimerFiredAction: Equatable {
+        case none
+        /// Idle since later than the timer was armed for: wait out what is left.
+        case arm(after: Duration)
+        /// Idle for the whole idle timeout: close.
+        case close
+        /// A request was not received within the read timeout: answer `408` (`refused`).
+        case requestTimedOut
+    }
+
+    /// What a read did to reading.
+    enum ReceiveAction: Equatable {
+        /// Parse what is buffered (`parseNext(now:)` until it says to wait).
+        case parse
+        /// Nothing now: the bytes wait behind the answer being given.
+        case none
+        /// Too many bytes wait behind the answer being given: stop reading until it is written.
+        case stopReading
+    }
+
+    /// Whether to read, once output was written.
+    enum ReadingAction: Equatable {
+        case none, start, stop
+    }
+
+    /// How an answer ends.
+    enum AnswerAction: Equatable {
+        /// The connection stays open: write the answer, then parse what is buffered.
+        case keepAlive
+        /// Write the answer with `Connection: close`, stop the timer, close once written.
+        case close
+        /// Nothing to write to (the connection closed meanwhile).
+        case drop
+    }
+
+    /// Which timeout the timer is armed for.
+    private enum TimerPurpose {
+        case none, idle, request
+    }
+
+    struct Timeouts: Equatable {
+        var requestRead: Duration
+        var idle: Duration
+    }
+
+    private(set) var state = State.awaitingHead
+    private var parser: HTTPRequestParser
+    /// Bytes received and not yet parsed (pipelined requests behind the one being answered).
+    private(set) var inbound: [UInt8] = []
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private let timeouts: Timeouts
+    private let maxBufferedInputBytes: Int
+    private let maxQueuedOutputBytes: Int
+    private var timerPurpose = TimerPurpose.none
+    /// Shutdown began: the answers given now end the connection (after the requests it has
+    /// already received).
+    private(set) var closesAfterAnswer = false
+    /// When the connection last became idle. The idle timer is not re-armed per request (two
+    /// timer-heap operations per answer): when it fires it checks this.
+    private var idleSince = Duration.zero
+
+    init(configuration: ServerConfiguration) {
+        parser = HTTPRequestParser(limits: configuration.limits)
+        timeouts = Timeouts(requestRead: configuration.requestReadTimeout, idle: configuration.idleTimeout)
+        maxBufferedInputBytes = configuration.maxBufferedInputBytes
+        maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
+    }
+
+    /// Whether requests are being read (not answered, not closed).
+    var isReading: Bool { state == .awaitingHead || state == .readingBody }
+
+    // MARK: Input
+
+    mutating func received(_ bytes: UnsafeRawBufferPointer) -> ReceiveAction {
+        switch state {
+        case .awaitingHead, .readingBody:
+            inbound.append(contentsOf: bytes)
+            return .parse
+        case .responding:
+            inbound.append(contentsOf: bytes)
+            return inbound.count > maxBufferedInputBytes ? .stopReading : .none
+        case .closed:
+            return .none
+        }
+    }
+
+    /// Parses buffered bytes until a request is complete, more bytes are needed, or the input is
+    /// refused; drops the bytes consumed. Waiting for more arms the right timer. `now` is read
+    /// only then: a request found complete needs no time.
+    mutating func parseNext(now: @autoclosure () -> Duration) -> ParseAction {
+        guard isReading else { return .none }
+        var consumed = 0
+        var sendContinue = false
+        var outcome = ParseAction.none
+        inbound.withUnsafeBytes { all in
+            while true {
+                let input = UnsafeRawBufferPointer(rebasing: all[consumed...])
+                let event: HTTPRequestParser.Event
+                do throws(HTTPParseError) {
+                    let used: Int
+                    (event, used) = try parser.parse(input)
+                    consumed += used
+                } catch {
+                    outcome = .refuse(error)
+                    return
+                }
+                // Consumed, so a parsed head moves into `head` instead of being copied.
+                switch consume event {
+                case .needMoreData:
+                    return
+                case .head(let parsed):
+                    head = parsed
+                    body.removeAll(keepingCapacity: true)
+                    state = .readingBody
+                    sendContinue = parsed.expectsContinue && parsed.framing != .none && consumed == all.count
+                case .body(let range):
+                    body.append(contentsOf: input[range])
+                case .end:
+                    outcome = .request
+                    return
+                }
+            }
+        }
+        if consumed == inbound.count {
+            inbound.removeAll(keepingCapacity: true)
+        } else if consumed > 0 {
+            inbound.removeFirst(consumed)
+        }
+        switch outcome {
+        case .request:
+            state = .responding
+            return .request
+        case .refuse:
+            state = .closed
+            timerPurpose = .none
+            return outcome
+        default:
+            return .needMoreData(sendContinue: sendContinue, timer: armTimer(now: now()))
+        }
+    }
+
+    /// The request `parseNext` found complete is about to be answered: what happens to the timer.
+    /// An armed idle timer stays armed (it lets a request being answered be; stopping and
+    /// re-arming it cost two timer-heap operations per request); a read timer was this request's,
+    /// and the next request, perhaps begun in the same read, gets its own.
+    mutating func dispatching() -> TimerAction {
+        stopRequestTimer()
+    }
+
+    /// The request `parseNext` found complete, moved out. Apart from `dispatching()`: returned in
+    /// a tuple with the timer action, it was copied out of the tuple (a retain per part).
+    mutating func takeRequest() -> HTTPRequest? {
+        guard let head = head.take() else { return nil }
+        return HTTPRequest(head: head, body: body)
+    }
+
+    /// The head of a refused request, when the refusal came after it (or the parser kept it).
+    mutating func takeRefusedHead() -> HTTPRequestHead? {
+        head.take() ?? parser.refusedHead
+    }
+
+    // MARK: Answers
+
+    /// The answer to the request being answered is ready. Winding down, a connection still
+    /// answers the requests it has already received (pipelined behind this one); the last
+    /// answer says `Connection: close`.
+    mutating func answering(requestKeepAlive: Bool, draining: Bool) -> AnswerAction {
+        guard state == .responding else { return .drop }
+        let windingDown = closesAfterAnswer || draining
+        guard requestKeepAlive && (!windingDown || !inbound.isEmpty) else {
+            closing()
+            return .close
+        }
+        state = .awaitingHead
+        parser.reset()
+        return .keepAlive
+    }
+
+    /// The kernel took queued output (or an answer was just written): read on unless too much
+    /// output is still waiting. Mutating though it changes nothing: called on the shell's stored
+    /// machine, a non-mutating method copied the whole machine (a retain per buffer it holds).
+    mutating func readingAfterWrite(queuedOutputBytes: Int) -> ReadingAction {
+        guard isReading else { return .none }
+        return queuedOutputBytes > maxQueuedOutputBytes ? .stop : .start
+    }
+
+    // MARK: Timers
+
+    /// Idle with nothing buffered: the idle timeout, armed once per idle spell (later answers
+    /// move `idleSince`). A request begun: the read timeout, counted from its first byte and not
+    /// restarted by later bytes (a trickling client loses).
+    mutating func armTimer(now: Duration) -> TimerAction {
+        guard isReading else { return .none }
+        // The parser consumes whole lines: a request whose lines so far came complete has begun
+        // with nothing left in `inbound`.
+        if state == .readingBody || !inbound.isEmpty || parser.hasBegunMessage {
+            guard timerPurpose != .request else { return .none }
+            timerPurpose = .request
+            return .arm(after: timeouts.requestRead)
+        }
+        idleSince = now
+        guard timerPurpose != .idle else { return .none }
+        timerPurpose = .idle
+        return .arm(after: timeouts.idle)
+    }
+
+    mutating func timerFired(now: Duration) -> TimerFiredAction {
+        let purpose = timerPurpose
+        timerPurpose = .none
+        switch purpose {
+        case .none:
+            return .none
+        case .request:
+            guard isReading else { return .none }
+            state = .closed
+            return .requestTimedOut
+        case .idle:
+            // A request is being answered: no idle timeout meanwhile; the answer arms it again.
+            guard isReading else { return .none }
+            let remaining = timeouts.idle - (now - idleSince)
+            guard remaining <= .zero else {
+                timerPurpose = .idle
+                return .arm(after: remaining)
+            }
+            closing()
+            return .close
+        }
+    }
+
+    private mutating func stopRequestTimer() -> TimerAction {
+        guard timerPurpose == .request else { return .none }
+        timerPurpose = .none
+        return .stop
+    }
+
+    // MARK: Closing
+
+    /// Shutdown began: returns true when the connection should close now (idle, nothing
+    /// buffered); a busy one closes after its answer.
+    mutating func drain() -> Bool {
+        closesAfterAnswer = true
+        return state == .awaitingHead && inbound.isEmpty
+    }
+
+    /// The connection is closing (by any side, for any reason): nothing more is read or answered.
+    mutating func closing() {
+        state = .closed
+        timerPurpose = .none
+    }
+}

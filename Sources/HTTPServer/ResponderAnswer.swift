@@ -1,0 +1,21 @@
+/// What a ``Responder`` gives for a request, asked on the connection's loop thread.
+public enum ResponderAnswer: Sendable {
+    /// Answered at once: written before the loop reads on, with no task made (a cached page, a
+    /// health check, a `404`).
+    case now(HTTPResponse)
+    /// The answer needs waiting: the server runs `handler` with the request and context as the
+    /// responder left them, in a task preferring the connection's loop (unless the in-flight
+    /// limit is reached: then `503` at once).
+    case later(RouteHandler)
+}
+
+extension ResponderAnswer {
+    /// The answer, waiting for it when it was deferred: what the server would write, for callers
+    /// without a socket (in-memory route tests).
+    public func response(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        switch self {
+        case .now(let response): response
+        case .later(let handler): await handler(request, context)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+@testable import App
+import EventLoop
+import HTTP1
+import HTTPServer
+import ProductDetails
+import Timekeeping
+
+/// The service's routes answered in memory: a request goes through the front handler and its
+/// route as the server would pass it (parsed from its bytes, answered now or after waiting, then
+/// seen by the answer observer), with upstreams as plain values and time moved by hand. No socket;
+/// one loop only because a request's context names one.
+struct InMemoryApp {
+    let time = ManualTimeSource()
+    let upstream = InMemoryUpstream()
+    let service: ProductDetailsService
+    let front: FrontHandler
+    let loop: EventLoop
+    /// The log lines, complete once `flush` returned.
+    let log = LogLines()
+    private let writer: LogWriter
+
+    static let adminToken = "admin-secret"
+
+    /// What the server would write, before its own fields (`Date`, `Content-Length`).
+    struct Answer {
+        let response: HTTPResponse
+        /// Whether the responder answered at once, with no task.
+        let immediate: Bool
+
+        var status: Int { response.status.code }
+        var text: String { String(decoding: response.body, as: UTF8.self) }
+
+        /// A field's value, from the headers or the wire-form field block.
+        func header(_ name: String) -> String? {
+            if let value = response.headers[name] { return value }
+            for line in String(decoding: response.fields.bytes, as: UTF8.self).split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return String(parts[1].trimmingCharacters())
+                }
+            }
+            return nil
+        }
+    }
+
+    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?) {
+        loop = group.loops[0]
+        writer = LogWriter(capacity: 1 << 16, destination: log.destination)
+        let logger = Logger(minimum: .info, writer: writer)
+        service = ProductDetailsService(
+            products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, random: { $0.lowerBound })
+        front = AppRoutes.front(
+            service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
+            time: time)
+    }
+
+    /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off.
+    static func with(
+        settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken,
+        _ body: (InMemoryApp) async throws -> Void
+    ) async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken)
+        defer {
+            _ = app.writer.close(within: .seconds(1))
+            group.shutdown()
+        }
+        try await body(app)
+    }
+
+    /// One request, as its bytes would arrive: `GET /products/p1` with `headers`.
+    func request(_ target: String, method: HTTPMethod = .get, headers: [(String, String)] = []) async throws -> Answer {
+        let fields = ([("Host", "t")] + headers).map { "\($0.0): \($0.1)\r\n" }.joined()
+        var parser = HTTPRequestParser()
+        let head = try Array("\(method.rawValue) \(target) HTTP/1.1\r\n\(fields)\r\n".utf8).withUnsafeBytes { bytes in
+            guard case .head(let head) = try parser.parse(bytes).event else { throw InMemoryAppError.incompleteHead }
+            return head
+        }
+        var request = HTTPRequest(head: head)
+        var context = RequestContext(loop: loop, receivedAt: .now)
+        let answer = front.respond(to: &request, context: &context)
+        let immediate = if case .now = answer { true } else { false }
+        var response = await answer.response(to: request, context: context)
+        front.answered(&response, AnsweredRequest(head: request.head, context: context, source: .responder))
+        return Answer(response: response, immediate: immediate)
+    }
+
+    func delete(_ target: String, token: String? = InMemoryApp.adminToken) async throws -> Answer {
+        try await request(target, method: .delete, headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    /// Waits until the log lines written so far reached `log`.
+    func flushLog() {
+        _ = writer.flush(within: .seconds(5))
+    }
+}
+
+enum InMemoryAppError: Error {
+    case incompleteHead
+}
+
+extension InMemoryApp.Answer {
+    /// The body as an order-preserving JSON value.
+    func json() throws -> JSONValue {
+        try JSONValue.parse(response.body)
+    }
+}

@@ -1,0 +1,100 @@
+import HTTP1
+@testable import HTTPServer
+
+/// Steps an `HTTPConnectionStateMachine` on a hand-moved time line, playing the shell's part:
+/// it keeps the one timer's deadline, fires it when time reaches it, and answers requests when
+/// the test says so. No sockets, no clock.
+struct ConnectionMachineDriver {
+    typealias Machine = HTTPConnectionStateMachine
+
+    var machine: Machine
+    private(set) var now = Duration.zero
+    /// When the armed timer fires; nil when it is stopped.
+    private(set) var timerDeadline: Duration?
+    /// Requests complete and waiting for `answer`, oldest first (only one at a time is taken).
+    private(set) var answering: HTTPRequest?
+    /// What happened, in order, as the shell would see it.
+    private(set) var events: [String] = []
+    private(set) var sentContinue = false
+    private(set) var readingStopped = false
+
+    init(configure: (inout ServerConfiguration) -> Void = { _ in }) {
+        var configuration = ServerConfiguration()
+        configure(&configuration)
+        machine = Machine(configuration: configuration)
+        perform(machine.armTimer(now: now))
+    }
+
+    var state: Machine.State { machine.state }
+
+    /// Bytes arrive at the current time.
+    mutating func receive(_ text: String) {
+        let action = Array(text.utf8).withUnsafeBytes { machine.received($0) }
+        switch action {
+        case .parse: process()
+        case .stopReading: readingStopped = true
+        case .none: break
+        }
+    }
+
+    /// Answers the request being answered, as a handler or an immediate responder would.
+    mutating func answer(draining: Bool = false) {
+        guard let request = answering.take() else { return }
+        switch machine.answering(requestKeepAlive: request.head.keepAlive, draining: draining) {
+        case .keepAlive:
+            events.append("answered \(request.path)")
+            process()
+        case .close:
+            events.append("answered \(request.path), closing")
+            timerDeadline = nil
+        case .drop:
+            events.append("dropped \(request.path)")
+        }
+    }
+
+    /// Moves time to `time`, firing the timer at each deadline on the way.
+    mutating func advance(to time: Duration) {
+        precondition(time >= now, "time only moves forward")
+        while let deadline = timerDeadline, deadline <= time {
+            now = deadline
+            timerDeadline = nil
+            switch machine.timerFired(now: now) {
+            case .none: break
+            case .arm(let delay): timerDeadline = now + delay
+            case .close: events.append("closed idle at \(now)")
+            case .requestTimedOut: events.append("408 at \(now)")
+            }
+        }
+        now = time
+    }
+
+    private mutating func process() {
+        while answering == nil {
+            switch machine.parseNext(now: now) {
+            case .request:
+                perform(machine.dispatching())
+                let request = machine.takeRequest()
+                answering = request
+                if let request { events.append("request \(request.path)") }
+            case .refuse(let error):
+                events.append("refused \(error.status.code)")
+                timerDeadline = nil
+                return
+            case .needMoreData(let sendContinue, let timer):
+                sentContinue = sentContinue || sendContinue
+                perform(timer)
+                return
+            case .none:
+                return
+            }
+        }
+    }
+
+    private mutating func perform(_ action: Machine.TimerAction) {
+        switch action {
+        case .none: break
+        case .arm(let delay): timerDeadline = now + delay
+        case .stop: timerDeadline = nil
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import HTTP1
+@testable import HTTPServer
+import Testing
+
+/// A server connection's rules (keep-alive, pipelining, the read and idle timeouts, backpressure,
+/// shutdown), stepped with bytes and times as plain values: each timing rule holds exactly, with
+/// no window for a slow host.
+@Suite("Server connection state machine")
+struct HTTPConnectionStateMachineTests {
+    private static func get(_ path: String, _ fields: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: t\r\n\(fields)\r\n"
+    }
+
+    @Test func keepAliveRequestsAreAnsweredOneAtATimeInOrder() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a") + Self.get("/b") + Self.get("/c"))
+        #expect(driver.state == .responding)
+        driver.answer()
+        driver.answer()
+        driver.answer()
+        #expect(driver.events == ["request /a", "answered /a", "request /b", "answered /b", "request /c", "answered /c"])
+        #expect(driver.state == .awaitingHead)
+        #expect(driver.machine.inbound.isEmpty)
+    }
+
+    @Test func bytesArrivingWhileAnsweringWaitForTheAnswer() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a"))
+        driver.receive(Self.get("/b"))
+        #expect(driver.events == ["request /a"])
+        driver.answer()
+        #expect(driver.events == ["request /a", "answered /a", "request /b"])
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\n\r\n", false),
+        ("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true),
+        ("GET / HTTP/1.1\r\nHost: t\r\n\r\n", true),
+    ])
+    func keepAliveFollowsTheRequest(request: String, keepsAlive: Bool) {
+        var driver = ConnectionMachineDriver()
+        driver.receive(request)
+        driver.answer()
+        #expect(driver.events.last == (keepsAlive ? "answered /" : "answered /, closing"))
+        #expect(driver.state == (keepsAlive ? .awaitingHead : .closed))
+        #expect(keepsAlive == (driver.timerDeadline != nil), "a closing connection stops its timer")
+    }
+
+    @Test func aRequestNotReceivedWithinTheReadTimeoutGets408FromItsFirstByte() {
+        var driver = ConnectionMachineDriver { $0.requestReadTimeout = .seconds(10) }
+        driver.advance(to: .seconds(1))
+        driver.receive("GET /a HTTP/1.1\r\nHo")
+        #expect(driver.timerDeadline == .seconds(11))
+        // Later bytes do not restart it: a trickling client loses.
+        driver.advance(to: .seconds(5))
+        driver.receive("st: t\r\n")
+        driver.advance(to: .seconds(11) - .nanoseconds(1))
+        #expect(driver.events.isEmpty)
+        driver.advance(to: .seconds(11))
+        #expect(driver.events == ["408 at 11.0 seconds"])
+        #expect(driver.state == .closed)
+        let head = driver.machine.takeRefusedHead()
+        #expect(head == nil, "no head was complete")
+    }
+
+    @Test func wholeLinesAlreadyConsumedStillCountAsABegunRequest() {
+        var driver = ConnectionMachineDriver { $0.requestReadTimeout = .seconds(10) }
+        driver.receive("GET /a HTTP/1.1\r\n")
+        #expect(driver.machine.inbound.isEmpty)
+        #expect(driver.timerDeadline == .seconds(10))
+    }
+
+    /// The read timer of a request answered at once goes with it: the request pipelined behind
+    /// it, begun in the same read, gets a whole read timeout from its own first byte.
+    @Test func aPipelinedRequestGetsAReadTimeoutOfItsOwn() {
+        var driver = ConnectionMachineDriver { $0.requestReadTimeout = .seconds(1) }
+        driver.receive("GET /now/1 HTTP/1.1\r\nHo")
+        #expect(driver.timerDeadline == .seconds(1))
+        driver.advance(to: .milliseconds(700))
+        driver.receive("st: t\r\n\r\nGET /now/2 HTTP/1.1\r\nHo")
+        #expect(driver.timerDeadline == nil, "the first request's read timer stops with it")
+        driver.answer()
+        #expect(driver.timerDeadline == .milliseconds(1700))
+        driver.advance(to: .milliseconds(1400))
+        driver.receive("st: t\r\n\r\n")
+        driver.answer()
+        #expect(driver.events == ["request /now/1", "answered /now/1", "request /now/2", "answered /now/2"])
+        driver.advance(to: .seconds(5))
+        #expect(driver.events.count == 4, "no 408 for an answered request")
+    }
+
+    @Test func aBusyConnectionStaysOpenPastItsIdleTimeoutThenClosesExactlyOneTimeoutAfterItsLastAnswer() {
+        var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(1) }
+        #expect(driver.timerDeadline == .seconds(1))
+        for step in 1...19 {
+            driver.advance(to: .milliseconds(100 * step))
+            driver.receive(Self.get("/now/\(step)"))
+            driver.answer()
+        }
+        #expect(driver.state == .awaitingHead)
+        #expect(!driver.events.contains { $0.hasPrefix("closed") })
+        driver.advance(to: .milliseconds(2900) - .nanoseconds(1))
+        #expect(driver.state == .awaitingHead)
+        driver.advance(to: .milliseconds(2900))
+        #expect(driver.events.last == "closed idle at 2.9 seconds")
+        #expect(driver.state == .closed)
+    }
+
+    /// The idle timer is armed once per idle spell, not per answer.
+    @Test func answersInOneReadDoNotTouchTheIdleTimer() {
+        var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(1) }
+        driver.advance(to: .milliseconds(300))
+        driver.receive(Self.get("/a"))
+        #expect(driver.timerDeadline == .seconds(1))
+        driver.answer()
+        #expect(driver.timerDeadline == .seconds(1))
+    }
+
+    @Test func aHandlerRunningPastTheIdleTimeoutKeepsItsConnection() {
+        var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(1) }
+        driver.advance(to: .milliseconds(500))
+        driver.receive(Self.get("/held"))
+        driver.advance(to: .seconds(3))
+        #expect(driver.state == .responding)
+        #expect(driver.timerDeadline == nil, "no idle timeout while answering")
+        driver.answer()
+        #expect(driver.timerDeadline == .seconds(4))
+        driver.advance(to: .seconds(4))
+        #expect(driver.events == ["request /held", "answered /held", "closed idle at 4.0 seconds"])
+    }
+
+    @Test func aFreshConnectionThatSendsNothingClosesAfterTheIdleTimeout() {
+        var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(60) }
+        driver.advance(to: .seconds(120))
+        #expect(driver.events == ["closed idle at 60.0 seconds"])
+    }
+
+    @Test func tooManyBytesWaitingBehindAnAnswerStopReading() {
+        var driver = ConnectionMachineDriver { $0.maxBufferedInputBytes = 64 }
+        driver.receive(Self.get("/a"))
+        driver.receive(Self.get("/b"))
+        #expect(!driver.readingStopped)
+        driver.receive(String(repeating: Self.get("/c"), count: 3))
+        #expect(driver.readingStopped)
+    }
+
+    @Test func readingWaitsWhileTooMuchOutputIsQueued() {
+        var machine = HTTPConnectionStateMachine(configuration: {
+            var configuration = ServerConfiguration()
+            configuration.maxQueuedOutputBytes = 100
+            return configuration
+        }())
+        let overQueued = machine.readingAfterWrite(queuedOutputBytes: 101)
+        let atLimit = machine.readingAfterWrite(queuedOutputBytes: 100)
+        #expect(overQueued == .stop)
+        #expect(atLimit == .start)
+        _ = Array(Self.get("/a").utf8).withUnsafeBytes { machine.received($0) }
+        let parsed = machine.parseNext(now: .zero)
+        let whileAnswering = machine.readingAfterWrite(queuedOutputBytes: 0)
+        #expect(parsed == .request)
+        #expect(whileAnswering == .none, "answering: reading resumes after the answer")
+    }
+
+    @Test func expectContinueIsAnsweredOnlyWhenTheBodyHasNotCome() {
+        var waiting = ConnectionMachineDriver()
+        waiting.receive("POST /p HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        #expect(waiting.sentContinue)
+        waiting.receive("hi")
+        #expect(waiting.answering?.body == Array("hi".utf8))
+
+        var eager = ConnectionMachineDriver()
+        eager.receive("POST /p HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi")
+        #expect(!eager.sentContinue)
+        #expect(eager.answering?.body == Array("hi".utf8))
+    }
+
+    @Test func malformedBytesAreRefusedAndTheConnectionCloses() {
+        var driver = ConnectionMachineDriver()
+        driver.receive("GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+        #expect(driver.events == ["refused 400"])
+        #expect(driver.state == .closed)
+        driver.receive(Self.get("/after"))
+        #expect(driver.events == ["refused 400"], "nothing is read after a refusal")
+    }
+
+    @Test func aRefusalAfterTheHeadKeepsTheHead() {
+        var driver = ConnectionMachineDriver { $0.limits.maxBodyBytes = 4 }
+        driver.receive("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n")
+        #expect(driver.events == ["refused 413"])
+        let head = driver.machine.takeRefusedHead()
+        #expect(head?.path == "/big")
+    }
+
+    @Test func drainingClosesAnIdleConnectionAtOnce() {
+        var driver = ConnectionMachineDriver()
+        let closesNow = driver.machine.drain()
+        #expect(closesNow)
+    }
+
+    @Test func drainingAnswersWhatWasReceivedThenCloses() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a") + Self.get("/b"))
+        let closesNow = driver.machine.drain()
+        #expect(!closesNow, "a busy connection closes after its answers")
+        driver.answer()
+        driver.answer()
+        #expect(driver.events == ["request /a", "answered /a", "request /b", "answered /b, closing"])
+        #expect(driver.state == .closed)
+    }
+
+    @Test func theServerDrainingEndsTheConnectionWithItsNextAnswer() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a"))
+        driver.answer(draining: true)
+        #expect(driver.events == ["request /a", "answered /a, closing"])
+    }
+
+    @Test func anAnswerAfterTheConnectionClosedIsDropped() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a"))
+        driver.machine.closing()
+        driver.answer()
+        #expect(driver.events == ["request /a", "dropped /a"])
+    }
+
+    @Test func aTimerFiringAfterCloseDoesNothing() {
+        var machine = HTTPConnectionStateMachine(configuration: ServerConfiguration())
+        let armed = machine.armTimer(now: .zero)
+        machine.closing()
+        let fired = machine.timerFired(now: .seconds(60))
+        #expect(armed == .arm(after: .seconds(60)))
+        #expect(fired == .none)
+    }
+}
