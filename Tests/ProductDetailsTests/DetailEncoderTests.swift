@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JSON
 @testable import ProductDetails
 
 struct DetailEncoderTests {
