@@ -42,6 +42,11 @@ public struct JSONBytesWriter {
         buffer.append(contentsOf: text)
     }
 
+    @inlinable
+    public mutating func raw(_ text: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: text)
+    }
+
     /// `scaled / 10^decimals` as a JSON number with at least one fraction digit and no trailing
     /// zeros beyond it (`1.0`, `0.05`, `12.345`): a duration counted in microseconds is written
     /// in milliseconds without going through floating point.
