@@ -10,6 +10,9 @@
 //   decoders refuse it, and JSONValue counts canonically equivalent names as the same name);
 // - integers that do not fit in Int where ours wants one (`priceInCents`, `rating`), and numbers
 //   with fraction or exponent there.
+// And one where both accept: Foundation drops a U+FEFF written as is (not as `\ufeff`) at the start
+// of a string or key or right after an escape in one, taking it for a byte-order mark; ours keeps
+// it, as RFC 8259 says. So a text of ours holding U+FEFF is compared without any.
 import Foundation
 import JSON
 
@@ -31,13 +34,18 @@ func sameJSON(_ ours: JSONValue, _ theirs: Any) -> Bool {
         }
         return their.doubleValue == number
     case .string(let text):
-        return (theirs as? String).map(text.sameScalars) ?? false
+        return (theirs as? String).map { sameText(text, $0) } ?? false
     case .array(let elements):
         guard let their = theirs as? [Any], their.count == elements.count else { return false }
         return zip(elements, their).allSatisfy { sameJSON($0, $1) }
     case .object(let members):
-        guard let their = theirs as? [String: Any], their.count == members.count else { return false }
-        return members.allSatisfy { name, value in their[name].map { sameJSON(value, $0) } ?? false }
+        guard let their = theirs as? [String: Any] else { return false }
+        // Names differing only by U+FEFF can be one name to Foundation.
+        guard their.count == members.count || members.keys.contains(where: holdsFEFF) else { return false }
+        return members.allSatisfy { name, value in
+            let match = their[name] ?? their.first { sameText(name, $0.key) }?.value
+            return match.map { sameJSON(value, $0) } ?? false
+        }
     }
 }
 
@@ -54,9 +62,14 @@ func foundationJSON(_ bytes: [UInt8]) -> Any? {
     try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
 }
 
-extension String {
-    /// `==` on strings is canonical equivalence; a reader must give back the very scalars.
-    func sameScalars(_ other: String) -> Bool {
-        unicodeScalars.elementsEqual(other.unicodeScalars)
-    }
+/// Whether Foundation's text is ours, scalar for scalar (`==` on strings is canonical
+/// equivalence; a reader must give back the very scalars), but for U+FEFF (above).
+func sameText(_ ours: String, _ theirs: String) -> Bool {
+    if ours.unicodeScalars.elementsEqual(theirs.unicodeScalars) { return true }
+    guard holdsFEFF(ours) else { return false }
+    return ours.unicodeScalars.filter { $0 != "\u{FEFF}" }.elementsEqual(theirs.unicodeScalars.filter { $0 != "\u{FEFF}" })
+}
+
+func holdsFEFF(_ text: String) -> Bool {
+    text.unicodeScalars.contains("\u{FEFF}")
 }

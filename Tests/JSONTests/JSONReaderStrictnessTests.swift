@@ -52,6 +52,9 @@ struct JSONReaderStrictnessTests {
             == .object(["a": .array([.integer(1), .integer(0), .number(25), .bool(true), .bool(false), .null])]))
         #expect(try JSONValue.parse(Array(#""\ud83d\ude00 \u00e9\/\b\f\n\r\t\"\\""#.utf8)) == .string("😀 é/\u{08}\u{0C}\n\r\t\"\\"))
         #expect(try JSONValue.parse(Array("\"\u{7F}\u{10FFFF}\"".utf8)) == .string("\u{7F}\u{10FFFF}"))
+        // A U+FEFF inside a string is text, not a byte-order mark (Foundation drops it: fuzzing found).
+        let feff = try JSONValue.parse(Array("[\"\u{FEFF}a\", \"\\\\\u{FEFF}b\"]".utf8))
+        #expect(feff == .array([.string("\u{FEFF}a"), .string("\\\u{FEFF}b")]))
         #expect(try JSONValue.parse(Array("9223372036854775807".utf8)) == .integer(Int.max))
         #expect(try JSONValue.parse(Array("-9223372036854775808".utf8)) == .integer(Int.min))
         #expect(try JSONValue.parse(Array("9223372036854775808".utf8)) == .number(9_223_372_036_854_775_808))
