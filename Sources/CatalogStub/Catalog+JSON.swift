@@ -9,22 +9,20 @@ extension Catalog {
     }
 
     static func json(of reviews: [StubReview]) -> [UInt8] {
-        var writer = JSONBytesWriter(reservingCapacity: 2 + reviews.count * 96)
-        writer.raw("[")
-        for (index, review) in reviews.enumerated() {
-            if index > 0 { writer.raw(",") }
-            write(review, to: &writer)
-        }
-        writer.raw("]")
-        return writer.release()
+        json(of: reviews, write)
     }
 
     static func json(of products: [StubProduct]) -> [UInt8] {
-        var writer = JSONBytesWriter(reservingCapacity: 2 + products.count * 96)
+        json(of: products, write)
+    }
+
+    /// `[…]` of the elements, each written by `write`.
+    private static func json<Element>(of elements: [Element], _ write: (Element, inout JSONBytesWriter) -> Void) -> [UInt8] {
+        var writer = JSONBytesWriter(reservingCapacity: 2 + elements.count * 96)
         writer.raw("[")
-        for (index, product) in products.enumerated() {
+        for (index, element) in elements.enumerated() {
             if index > 0 { writer.raw(",") }
-            write(product, to: &writer)
+            write(element, &writer)
         }
         writer.raw("]")
         return writer.release()

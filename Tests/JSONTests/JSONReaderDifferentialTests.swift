@@ -8,7 +8,7 @@ import Testing
 @Suite("JSON reader differential")
 struct JSONReaderDifferentialTests {
     @Test func generatedDocumentsReadAsFoundationReadsThem() throws {
-        var random = SeededGenerator(state: 0x5EED_0301)
+        var random = SeededRandom(seed: 0x5EED_0301)
         for round in 0..<400 {
             let document = Self.document(depth: 0, &random)
             let body = try JSONSerialization.data(withJSONObject: document, options: [.fragmentsAllowed])
@@ -19,7 +19,7 @@ struct JSONReaderDifferentialTests {
     }
 
     @Test func mutatedDocumentsAreNeverAcceptedAlone() throws {
-        var random = SeededGenerator(state: 0x5EED_0302)
+        var random = SeededRandom(seed: 0x5EED_0302)
         let alphabet = Array(#"{}[]:,"\ u0123456789abcdefe.E+-tnl"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
         var accepted = 0
         for round in 0..<3000 {
@@ -42,7 +42,7 @@ struct JSONReaderDifferentialTests {
     }
 
     /// A random Foundation value: the texts hold escapes, non-ASCII and astral scalars.
-    static func document(depth: Int, _ random: inout SeededGenerator) -> Any {
+    static func document(depth: Int, _ random: inout SeededRandom) -> Any {
         switch random.below(depth < 4 ? 9 : 6) {
         case 0: return NSNull()
         case 1: return random.below(2) == 0
@@ -57,26 +57,8 @@ struct JSONReaderDifferentialTests {
         }
     }
 
-    static func text(_ random: inout SeededGenerator) -> String {
+    static func text(_ random: inout SeededRandom) -> String {
         let scalars: [Unicode.Scalar] = ["a", "z", " ", "\"", "\\", "/", "\n", "\u{01}", "\u{1F}", "\u{7F}", "é", "€", "\u{2028}", "😀", "\u{10FFFF}"]
         return String(String.UnicodeScalarView((0..<random.below(12)).map { _ in scalars[random.below(scalars.count)] }))
     }
 }
-
-/// A deterministic generator (SplitMix64), so a failing round replays.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-}
-
