@@ -50,6 +50,7 @@ public struct JSONBytesWriter {
     /// `scaled / 10^decimals` as a JSON number with at least one fraction digit and no trailing
     /// zeros beyond it (`1.0`, `0.05`, `12.345`): a duration counted in microseconds is written
     /// in milliseconds without going through floating point.
+    @inlinable
     public mutating func fixedPoint(_ scaled: Int, decimals: Int) {
         precondition(decimals > 0 && decimals < 19, "between 1 and 18 fraction digits")
         if scaled < 0 { buffer.append(UInt8(ascii: "-")) }
@@ -73,6 +74,7 @@ public struct JSONBytesWriter {
     }
 
     /// 16 lowercase hex digits, zero-padded (no `String` made for them).
+    @inlinable
     public mutating func hex(_ value: UInt64) {
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 16))
@@ -80,6 +82,7 @@ public struct JSONBytesWriter {
     }
 
     /// Writes the 16 hex digits of `value` at `start`.
+    @inlinable
     public static func writeHex(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
         let digits: StaticString = "0123456789abcdef"
         for index in 0..<16 {
