@@ -4,7 +4,7 @@
 extension JSONReader {
     /// Scans the string whose opening quote is at `offset` and moves past its closing quote.
     @inlinable
-    public mutating func scanString() throws(JSONReadError) -> JSONStringToken {
+    mutating func scanString() throws(JSONReadError) -> JSONStringToken {
         let start = offset + 1
         var i = start
         var hasEscapes = false

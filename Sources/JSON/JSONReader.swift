@@ -334,7 +334,7 @@ public struct JSONReader {
     }
 
     @inlinable
-    public static func isDigit(_ byte: UInt8) -> Bool {
+    static func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }
 }
