@@ -57,7 +57,7 @@ clean:
 
 .PHONY: fuzz test-tsan test-asan
 
-## libFuzzer runs of the HTTP1 and RESP parsers (Fuzz/, scripts/fuzz.sh): FUZZ_SECONDS (default 60) per target.
+## libFuzzer runs of the HTTP1 and RESP parsers and the JSON decoders (Fuzz/, scripts/fuzz.sh): FUZZ_SECONDS (default 60) per target.
 fuzz: deps
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} scripts/fuzz.sh
 

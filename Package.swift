@@ -6,7 +6,9 @@ import PackageDescription
 let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOCKS"] == "1" ? [.define("TSAN_LOCKS")] : []
 
 // Dependency direction (a module imports only those above it):
-// CLibUV, CEdgeTriggered → EventLoop → HTTP1 → HTTPServer / HTTPClient → App → executables.
+// CLibUV, CEdgeTriggered → EventLoop → HTTP1, JSON → HTTPServer / HTTPClient → App → executables.
+// JSON (the strict reader and the byte writer) is pure and imports nothing: the domain, the
+// server's problem documents, the stub and the logger all read and write JSON through it.
 // ProductDetails is pure domain logic and imports neither sockets nor libuv.
 // Timekeeping (TimeSource, ManualTimeSource) imports only Locking: the one time line for everything
 // that waits or expires (domain, server, client, pool); EventLoop's LoopTimeSource is the
@@ -36,33 +38,35 @@ let package = Package(
         .target(name: "Locking", swiftSettings: lockSettings),
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
+        .target(name: "JSON"),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP"]),
         .target(name: "RedisClient", dependencies: ["EventLoop", "Redis", "RESP", "Timekeeping", "Locking"]),
-        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "Locking", "Timekeeping"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
-        .target(name: "ProductDetails", dependencies: ["Locking", "Timekeeping"]),
+        .target(name: "ProductDetails", dependencies: ["JSON", "Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking"]),
         .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
-        .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RedisClient", "RESP"]),
+        .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RedisClient", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
-        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "Locking"]),
+        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Redis", "RESP", "EventLoop", "TestSupport", "Timekeeping"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Locking", "Timekeeping"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
-        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
+        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora Fuzz/corpus/<target>/ from fixtures of Tests/HTTP1Tests and Tests/RESPTests.
+"""Writes the seed corpora Fuzz/corpus/<target>/ from fixtures of Tests/HTTP1Tests and Tests/RESPTests,
+and the upstream JSON seeds below.
 
 The seeds are copied by hand from RequestFixtureTests.swift, MalformedRequestTests.swift,
 ResponseParserTests.swift, ReplyFixtures.swift and MalformedReplyTests.swift (valid messages plus
@@ -90,6 +91,17 @@ REPLIES = [
 ]
 
 
+# Upstream bodies (the three shapes, escapes, unknown members, raw UTF-8 as latin-1 code points).
+UPSTREAM_JSON = [
+    '{"id":"p1","name":"Desk lamp","priceInCents":4999,"currency":"EUR"}',
+    r'[{"id":"r1","rating":5,"text":"Tr\u00e8s bien \ud83d\udc4d"},{"id":"r2","rating":-1,"text":"Line one\nline \"two\"\t\\"}]',
+    r'[{"id":"p2","name":"Chair","priceInCents":0,"currency":"USD","extra":[1.5e3,true,null,{"a":{}}]},'
+    r'{"currency":"JPY","priceInCents":-9223372036854775808,"name":"\u0000","\u0069d":"p3"}]',
+    " [ ] ",
+    '{"id":"p\xc3\xa9\xf0\x9f\x98\x80","name":"x","priceInCents":1,"currency":"EUR","x":-0.0e-5}',
+]
+
+
 def write(target: str, seeds: list[str]) -> None:
     directory = pathlib.Path(__file__).resolve().parent / "corpus" / target
     directory.mkdir(parents=True, exist_ok=True)
@@ -102,3 +114,4 @@ write("request-parser", REQUESTS)
 write("response-parser", RESPONSES)
 write("chunked-decoder", CHUNKED)
 write("resp-reply-parser", REPLIES)
+write("upstream-json", UPSTREAM_JSON)

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ and runs each for FUZZ_SECONDS (default 60).
 #
-# Usage: scripts/fuzz.sh [target ...]     (default: all four)
+# Usage: scripts/fuzz.sh [target ...]     (default: all five)
 #   request-parser     HTTPRequestParser            Fuzz/RequestParserFuzz.swift
 #   response-parser    HTTPResponseParser           Fuzz/ResponseParserFuzz.swift
 #   chunked-decoder    ChunkedDecoder (internal)    Fuzz/ChunkedDecoderFuzz.swift
 #   resp-reply-parser  RESPReplyParser, RESPCommand Fuzz/RESPReplyParserFuzz.swift
+#   upstream-json      UpstreamJSON, JSONValue      Fuzz/UpstreamJSONFuzz.swift (against Foundation)
 #
 # SwiftPM cannot build libFuzzer executables, so each target is compiled with swiftc together with
-# the sources of the module it tests, Sources/HTTP1/*.swift or Sources/RESP/*.swift (one module:
-# internal types are visible), Fuzz/FuzzSupport.swift and that module's support file, with
-# -sanitize=fuzzer,address.
+# the sources of the module it tests, Sources/HTTP1/*.swift, Sources/RESP/*.swift or
+# Sources/JSON/*.swift (one module: internal types are visible), Fuzz/FuzzSupport.swift and that
+# module's support files, with -sanitize=fuzzer,address. The JSON target's support files are the
+# domain's upstream decoders and the few types they use; it is compiled as module JSON, so their
+# `import JSON` is ignored, with a warning per file: that build suppresses warnings (SwiftPM's
+# build of the same sources treats warnings as errors).
+# The JSON target compares with Foundation's JSONSerialization, whose caches outlive an input and
+# which LeakSanitizer reports as leaks: that target runs with -detect_leaks=0 (ASAN's detect_leaks
+# off). Leaks in our own code there go unreported; the HTTP1 and RESP targets still check them.
 # A binary is rebuilt only when one of its sources is newer. The growing corpus lives in
 # $FUZZ_BUILD_DIR/corpus/<target> (seeded from Fuzz/corpus/<target>, which is never written);
 # crashes, timeouts and leaks are saved in $FUZZ_BUILD_DIR/artifacts/<target>/ and fail the run.
@@ -32,6 +39,7 @@ declare -A sources=(
   [response-parser]=Fuzz/ResponseParserFuzz.swift
   [chunked-decoder]=Fuzz/ChunkedDecoderFuzz.swift
   [resp-reply-parser]=Fuzz/RESPReplyParserFuzz.swift
+  [upstream-json]=Fuzz/UpstreamJSONFuzz.swift
 )
 # The module (under Sources/) each target is compiled with, and per module its support files
 # beside Fuzz/FuzzSupport.swift and its libFuzzer dictionary.
@@ -40,11 +48,21 @@ declare -A modules=(
   [response-parser]=HTTP1
   [chunked-decoder]=HTTP1
   [resp-reply-parser]=RESP
+  [upstream-json]=JSON
 )
-declare -A support=([HTTP1]=Fuzz/HTTPFuzzSupport.swift [RESP]="")
-declare -A dictionaries=([HTTP1]=Fuzz/http.dict [RESP]=Fuzz/resp.dict)
+declare -A support=(
+  [HTTP1]=Fuzz/HTTPFuzzSupport.swift
+  [RESP]=""
+  [JSON]="Fuzz/FoundationJSON.swift Sources/ProductDetails/UpstreamJSON.swift Sources/ProductDetails/Product.swift Sources/ProductDetails/Review.swift Sources/ProductDetails/UpstreamFailure.swift"
+)
+declare -A dictionaries=([HTTP1]=Fuzz/http.dict [RESP]=Fuzz/resp.dict [JSON]=Fuzz/json.dict)
+# The compiled module's name: ${module}Fuzz, but JSON's own name so that `import JSON` resolves to itself.
+declare -A module_names=([HTTP1]=HTTP1Fuzz [RESP]=RESPFuzz [JSON]=JSON)
+# libFuzzer flags per module (see above for JSON's).
+declare -A run_flags=([HTTP1]="" [RESP]="" [JSON]="-detect_leaks=0")
+declare -A build_flags=([HTTP1]="" [RESP]="" [JSON]="-suppress-warnings")
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(request-parser response-parser chunked-decoder resp-reply-parser)
+[ ${#targets[@]} -eq 0 ] && targets=(request-parser response-parser chunked-decoder resp-reply-parser upstream-json)
 for target in "${targets[@]}"; do
   [ -n "${sources[$target]:-}" ] || { echo "fuzz.sh: unknown target '$target' (${!sources[*]})" >&2; exit 2; }
 done
@@ -76,7 +94,8 @@ build_target() {
   local absolute=()
   for input in "${inputs[@]}"; do absolute+=("$PWD/$input"); done
   if ! (cd "$build" && "$swiftc" -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g \
-    -module-name "${module}Fuzz" "${absolute[@]}" -o "$binary.tmp") 2>&1 | { grep -v "Cannot export local symbol" || true; }
+    ${build_flags[$module]} -module-name "${module_names[$module]}" "${absolute[@]}" -o "$binary.tmp") 2>&1 \
+    | { grep -v "Cannot export local symbol" || true; }
   then
     echo "fuzz: building $target failed" >&2
     return 1
@@ -96,7 +115,8 @@ for target in "${targets[@]}"; do
   status=0
   "$binary" "$corpus" "Fuzz/corpus/$target" \
     -max_total_time="$seconds" -max_len="$max_len" -timeout="$hang_seconds" -rss_limit_mb=2048 \
-    -dict="${dictionaries[${modules[$target]}]}" -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+    -dict="${dictionaries[${modules[$target]}]}" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+    ${run_flags[${modules[$target]}]} >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, ${coverage:-cov: ?}, corpus $(find "$corpus" -type f | wc -l) files (log $log)"
@@ -109,6 +129,6 @@ for target in "${targets[@]}"; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "fuzz: failures in: ${failed[*]} (make each input a regression test in Tests/HTTP1Tests or Tests/RESPTests)" >&2
+  echo "fuzz: failures in: ${failed[*]} (make each input a regression test in Tests/HTTP1Tests, Tests/RESPTests or Tests/JSONTests)" >&2
   exit 1
 fi

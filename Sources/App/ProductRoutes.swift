@@ -1,5 +1,6 @@
 import HTTP1
 import HTTPServer
+import JSON
 import ProductDetails
 
 /// `GET /products/{id}` and `GET /products?ids=…`: the product detail pages, with validators,
@@ -52,23 +53,24 @@ struct ProductRoutes {
     /// `{"items":[…]}`: each item the cached document or a problem, in request order, with the id
     /// it answers first (`{"id":"p1","product":…}`), so a client can match items without counting.
     static func batchBody(_ results: [Result<DetailAnswer, ProductDetailsError>], ids: [String]) -> [UInt8] {
-        var body: [UInt8] = Array(#"{"items":["#.utf8)
+        var writer = JSONBytesWriter(reservingCapacity: 512)
+        writer.raw(#"{"items":["#)
         for (index, result) in results.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
+            if index > 0 { writer.raw(",") }
             let object: [UInt8]
             switch result {
             case .success(let answer): object = answer.document.body
             case .failure(let error) where error == .invalidID: object = ProductDetailsError.invalidID(named: ids[index]).problemJSON
             case .failure(let error): object = error.problemJSON
             }
-            body.append(contentsOf: #"{"id":"#.utf8)
-            JSONText.appendQuoted(ids[index], to: &body)
+            writer.raw(#"{"id":"#)
+            writer.string(ids[index])
             // Every document and problem is a non-empty object: its members follow the id's.
-            body.append(UInt8(ascii: ","))
-            body.append(contentsOf: object.dropFirst())
+            writer.raw(",")
+            writer.raw(object.dropFirst())
         }
-        body.append(contentsOf: "]}".utf8)
-        return body
+        writer.raw("]}")
+        return writer.release()
     }
 
     static func asksForNoCache(_ request: HTTPRequest) -> Bool {

@@ -1,3 +1,5 @@
+import JSON
+
 /// The body of `PUT /control/faults/{route}`: every key optional, unknown keys refused so that a
 /// typo is an error rather than a silently healthy stub.
 ///
@@ -9,20 +11,17 @@ struct FaultControlRequest: Sendable {
     var times: Int?
 
     static func decode(_ body: [UInt8]) throws(FaultControlError) -> FaultControlRequest {
-        let object: FlatJSONObject
-        do {
-            object = try FlatJSONObject(body)
-        } catch {
+        guard let members = members(of: body) else {
             throw FaultControlError(message: "The body must be a JSON object of fault settings.")
         }
         var request = FaultControlRequest()
-        for (key, value) in object.members {
+        for (key, value) in members {
             if value == .null { continue }
             if key == "times" {
-                guard case .number(let number, isInteger: true) = value, number >= 1, number <= Double(Int.max / 2) else {
+                guard case .integer(let count) = value, count >= 1, count <= Int.max / 2 else {
                     throw FaultControlError(message: "times must be an integer of at least 1, or omitted for \"until cleared\".")
                 }
-                request.times = Int(number)
+                request.times = count
                 continue
             }
             guard let setting = FaultSetting.allCases.first(where: { $0.jsonKey == key }) else {
@@ -31,9 +30,11 @@ struct FaultControlRequest: Sendable {
             }
             let converted: FaultSetting.Value?
             switch (setting.kind, value) {
-            case (.int, .number(let number, isInteger: true)) where abs(number) <= Double(Int32.max):
-                converted = .int(Int(number))
-            case (.double, .number(let number, _)):
+            case (.int, .integer(let number)) where number.magnitude <= Int32.max:
+                converted = .int(number)
+            case (.double, .integer(let number)):
+                converted = .double(Double(number))
+            case (.double, .number(let number)):
                 converted = .double(number)
             case (.bool, .bool(let flag)):
                 converted = .bool(flag)
@@ -45,6 +46,29 @@ struct FaultControlRequest: Sendable {
             }
         }
         return request
+    }
+
+    /// The members of a JSON object whose values are numbers, booleans or null, in document order
+    /// (so the first bad setting is the one named); nil for any other body, or a key given twice.
+    private static func members(of body: [UInt8]) -> [(key: String, value: JSONValue)]? {
+        try? body.withUnsafeBufferPointer { (buffer) throws(JSONReadError) -> [(key: String, value: JSONValue)] in
+            var reader = JSONReader(buffer)
+            var members: [(key: String, value: JSONValue)] = []
+            if try reader.openObject() {
+                repeat {
+                    let key = reader.string(of: try reader.readKey())
+                    let value = try JSONValue.read(&reader)
+                    switch value {
+                    case .string, .array, .object: throw JSONReadError("\(key) is not a number, a boolean or null")
+                    case .null, .bool, .integer, .number: break
+                    }
+                    guard !members.contains(where: { $0.key == key }) else { throw JSONReadError("duplicate \(key)") }
+                    members.append((key, value))
+                } while try reader.nextMember()
+            }
+            try reader.expectEnd()
+            return members
+        }
     }
 }
 

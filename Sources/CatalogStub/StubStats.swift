@@ -1,3 +1,5 @@
+import JSON
+
 /// What the stub has seen since start or the last reset.
 public struct StubStats: Sendable, Equatable {
     /// Requests received per route, whatever the answer (faults and `404`s included).
@@ -22,18 +24,20 @@ public struct StubStats: Sendable, Equatable {
 
     /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"abandonedProduct":…,"openConnections":…}`
     public var json: [UInt8] {
-        var writer = JSONWriter(capacity: 128)
-        writer.beginObject()
-        writer.key("requests")
-        writer.beginObject()
-        writer.field("product", product)
-        writer.field("reviews", reviews)
-        writer.field("suggested", suggested)
-        writer.endObject()
-        writer.field("abandoned", abandoned)
-        writer.field("abandonedProduct", abandonedProduct)
-        writer.field("openConnections", openConnections)
-        writer.endObject()
-        return writer.bytes
+        var writer = JSONBytesWriter(reservingCapacity: 128)
+        writer.raw(#"{"requests":{"product":"#)
+        writer.int(product)
+        writer.raw(#","reviews":"#)
+        writer.int(reviews)
+        writer.raw(#","suggested":"#)
+        writer.int(suggested)
+        writer.raw(#"},"abandoned":"#)
+        writer.int(abandoned)
+        writer.raw(#","abandonedProduct":"#)
+        writer.int(abandonedProduct)
+        writer.raw(#","openConnections":"#)
+        writer.int(openConnections)
+        writer.raw("}")
+        return writer.release()
     }
 }

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// An RFC 9457 problem document: every error this service answers has this shape.
 public struct ProblemDetails: Sendable, Equatable {
@@ -16,18 +17,17 @@ public struct ProblemDetails: Sendable, Equatable {
 
     /// `{"type":…,"title":…,"status":…,"detail":…}` as bytes.
     public var json: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(96 + title.utf8.count + detail.utf8.count)
-        out.append(contentsOf: #"{"type":"#.utf8)
-        JSONText.appendQuoted(type, to: &out)
-        out.append(contentsOf: #","title":"#.utf8)
-        JSONText.appendQuoted(title, to: &out)
-        out.append(contentsOf: #","status":"#.utf8)
-        out.append(contentsOf: String(status.code).utf8)
-        out.append(contentsOf: #","detail":"#.utf8)
-        JSONText.appendQuoted(detail, to: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
+        var writer = JSONBytesWriter(reservingCapacity: 96 + title.utf8.count + detail.utf8.count)
+        writer.raw(#"{"type":"#)
+        writer.string(type)
+        writer.raw(#","title":"#)
+        writer.string(title)
+        writer.raw(#","status":"#)
+        writer.int(status.code)
+        writer.raw(#","detail":"#)
+        writer.string(detail)
+        writer.raw("}")
+        return writer.release()
     }
 
     /// The answer carrying this problem, `application/problem+json`.
@@ -35,26 +35,5 @@ public struct ProblemDetails: Sendable, Equatable {
         var headers = extra
         headers.replaceOrAdd(name: "Content-Type", value: "application/problem+json")
         return HTTPResponse(status: status, headers: headers, body: json)
-    }
-}
-
-/// JSON string quoting for the few documents the server writes itself.
-public enum JSONText {
-    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

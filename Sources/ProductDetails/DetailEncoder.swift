@@ -1,3 +1,5 @@
+import JSON
+
 /// Serialises a ``ProductDetail`` into the bytes the service caches and writes as-is.
 ///
 /// Hand-written rather than `JSONEncoder` for two reasons: the field order is part of the

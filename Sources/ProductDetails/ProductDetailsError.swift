@@ -1,3 +1,5 @@
+import JSON
+
 /// A failure the HTTP layer turns into an `application/problem+json` answer (RFC 9457).
 ///
 /// A struct with static factories rather than an enum, so that adding a kind never breaks a

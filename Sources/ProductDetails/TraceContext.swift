@@ -1,3 +1,5 @@
+import JSON
+
 /// W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` of a request and
 /// its `tracestate`, which this service passes on to its upstreams, each attempt as a span of its
 /// own. Parsing and formatting are pure.

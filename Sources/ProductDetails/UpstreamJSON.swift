@@ -1,3 +1,5 @@
+import JSON
+
 /// Decoders for the three upstream JSON bodies.
 ///
 /// Every decoding problem, whether broken syntax, a missing field or a wrong type (a price of `12.5`

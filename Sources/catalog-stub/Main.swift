@@ -2,6 +2,7 @@ import CatalogStub
 import EventLoop
 import Foundation
 import HTTPServer
+import JSON
 import Locking
 import Synchronization
 
@@ -95,9 +96,9 @@ struct Main {
     }
 
     static func quoted(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        JSONText.appendQuoted(text, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        var writer = JSONBytesWriter(reservingCapacity: text.utf8.count + 2)
+        writer.string(text)
+        return String(decoding: writer.release(), as: UTF8.self)
     }
 
     static func fail(_ message: String) -> Never {

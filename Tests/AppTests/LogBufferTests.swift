@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import App
+import JSON
 import ProductDetails
 
 @Suite("Log buffer")

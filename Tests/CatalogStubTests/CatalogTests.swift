@@ -134,36 +134,3 @@ func parseJSON(_ bytes: [UInt8]?) throws -> Any? {
     guard let bytes else { return nil }
     return try JSONSerialization.jsonObject(with: Data(bytes))
 }
-
-@Suite struct JSONWriterTests {
-    @Test func writesNestedValuesWithCommas() {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.field("a", 1)
-        writer.key("b")
-        writer.beginArray()
-        writer.string("x")
-        writer.bool(true)
-        writer.null()
-        writer.beginObject()
-        writer.endObject()
-        writer.beginArray()
-        writer.endArray()
-        writer.endArray()
-        writer.field("c", "q\"\\\n\u{01}é")
-        writer.endObject()
-        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":1,"b":["x",true,null,{},[]],"c":"q\"\\\n\u0001é"}"#)
-    }
-
-    @Test func escapesRoundTripThroughFoundation() throws {
-        let texts = ["", "plain", "\"", "\\", "\u{00}\u{1F}\u{7F}", "Très bien — 👍", "\r\n\t", "</script>", "\u{2028}"]
-        for text in texts {
-            var writer = JSONWriter()
-            writer.beginArray()
-            writer.string(text)
-            writer.endArray()
-            let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
-            #expect(parsed == [text])
-        }
-    }
-}

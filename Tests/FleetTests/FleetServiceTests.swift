@@ -17,13 +17,13 @@ struct FleetServiceTests {
     let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
 
     init() async throws {
-        server = try await SharedRedis.server()
+        server = try await RedisServer.started()
     }
 
     /// A replica. The lease is long by default: a loaded test host may delay a renewal past a
     /// short one, and a lapse there would (rightly) let a waiter load too.
-    func replica(on server: RedisServer? = nil, lease: Duration = .seconds(30), breakerFailures: Int = 5) throws -> (ProductDetailsService, SerialRedisRunner) {
-        let runner = try SerialRedisRunner(port: (server ?? self.server).port)
+    func replica(lease: Duration = .seconds(30), breakerFailures: Int = 5) throws -> (ProductDetailsService, SerialRedisRunner) {
+        let runner = try SerialRedisRunner(port: server.port)
         let time = ClockTimeSource()
         let settings = SharedCacheSettings(timeout: .seconds(60), leaseDuration: lease, breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
         let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: lease, generationLifetime: .seconds(600))
@@ -163,8 +163,7 @@ struct FleetServiceTests {
     }
 
     @Test func withRedisGoneTheBreakerOpensAndPagesStillLoad() async throws {
-        let server = try await RedisServer.started()
-        let (replica, redis) = try replica(on: server, breakerFailures: 3)
+        let (replica, redis) = try replica(breakerFailures: 3)
         server.stop()
         for index in 0..<10 {
             let answer = try await replica.detail(id: "p\(index)")

@@ -11,12 +11,12 @@ struct RedisPageStoreTests {
     let server: RedisServer
     let redis: SerialRedisRunner
     let store: RedisPageStore
-    /// Tests share one server, each under a prefix of its own.
+    /// Each test has its own server, and a prefix of its own as well.
     let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
     static let far = Duration.seconds(1_000_000)
 
     init() async throws {
-        server = try await SharedRedis.server()
+        server = try await RedisServer.started()
         redis = try SerialRedisRunner(port: server.port)
         store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
     }
@@ -149,9 +149,6 @@ struct RedisPageStoreTests {
     }
 
     @Test func anInvalidationCountsItsReceivers() async throws {
-        let server = try await RedisServer.started()
-        let redis = try SerialRedisRunner(port: server.port)
-        let store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
         let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
         defer { subscriber.close() }
         var bytes: [UInt8] = []

@@ -1,4 +1,5 @@
 import Testing
+import JSON
 @testable import ProductDetails
 
 /// Strict RFC 8259 reading of the upstream bodies: what is refused, what tricky input is accepted,

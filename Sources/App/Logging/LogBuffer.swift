@@ -1,3 +1,4 @@
+import JSON
 import ProductDetails
 
 /// The log lines waiting for the writer thread: bounded, with the rule for what goes when the

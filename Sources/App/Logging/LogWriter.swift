@@ -1,3 +1,4 @@
+import JSON
 import ProductDetails
 import Synchronization
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JSON
 import ProductDetails
 
 /// One JSON object per line, handed to a `LogWriter` that writes from a thread of its own.

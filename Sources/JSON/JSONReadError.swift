@@ -3,10 +3,10 @@
 /// `message` names the field (as `0.rating`, `priceInCents` or `body`) and, for syntax problems,
 /// the byte offset; it never echoes the body, which may be large or hostile. ``UpstreamJSON`` turns
 /// it into ``UpstreamFailure/malformedBody(_:)``.
-struct JSONReadError: Error, Sendable, Equatable {
-    let message: String
+public struct JSONReadError: Error, Sendable, Equatable {
+    public let message: String
 
-    init(_ message: String) {
+    public init(_ message: String) {
         self.message = message
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import ProductDetails
+import JSON
 
 struct JSONPlainRunTests {
     /// A byte-at-a-time reference for what ends a run.

@@ -3,14 +3,16 @@
 /// Inside a string, only `"`, `\` and control bytes (below 0x20) need a second look; the reader
 /// also stops at non-ASCII bytes to validate their UTF-8. Text is nearly all such runs, and a
 /// byte-at-a-time test was the largest part of reading and writing an upstream answer's JSON.
-enum JSONPlainRun {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+public enum JSONPlainRun {
+    @inlinable
+    static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @inlinable
+    static var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The index of the first byte at or after `start` that is `"`, `\`, below 0x20 or (unless
     /// `allowingNonASCII`) above 0x7F; `bytes.count` when there is none.
-    @inline(__always)
-    static func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, allowingNonASCII: Bool) -> Int {
+    @inlinable @inline(__always)
+    public static func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, allowingNonASCII: Bool) -> Int {
         var index = start
         let count = bytes.count
         if let base = bytes.baseAddress {
@@ -27,8 +29,8 @@ enum JSONPlainRun {
 
     /// Whether any byte of `word` would stop a run. Borrows can mark bytes after a true stop,
     /// never a word without one: the caller finds the exact byte one at a time.
-    @inline(__always)
-    private static func stopsIn(_ word: UInt64, allowingNonASCII: Bool) -> Bool {
+    @inlinable @inline(__always)
+    static func stopsIn(_ word: UInt64, allowingNonASCII: Bool) -> Bool {
         let control = (word &- ones &* 0x20) & ~word
         let quote = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
         let backslash = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
@@ -36,13 +38,13 @@ enum JSONPlainRun {
         return (control | quote | backslash | nonASCII) & highBits != 0
     }
 
-    @inline(__always)
-    private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func hasZeroByte(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word
     }
 
-    @inline(__always)
-    private static func stops(_ byte: UInt8, allowingNonASCII: Bool) -> Bool {
+    @inlinable @inline(__always)
+    static func stops(_ byte: UInt8, allowingNonASCII: Bool) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (!allowingNonASCII && byte > 0x7F)
     }
 }

@@ -1,17 +1,9 @@
-/// The raw content of a scanned, already validated JSON string: the bytes between its quotes.
-struct JSONStringToken {
-    /// Offsets of the first content byte and of the closing quote.
-    let start: Int
-    let end: Int
-    /// Whether the content holds any backslash escape (else it is the string's UTF-8 as is).
-    let hasEscapes: Bool
-}
-
 /// Strings: one validating pass (control characters, escapes, surrogate pairs, UTF-8) that records
 /// where the content is, then either a direct `String(decoding:)` of that byte range or, only when
 /// escapes occur, one unescaping pass into the new string's own storage.
 extension JSONReader {
     /// Scans the string whose opening quote is at `offset` and moves past its closing quote.
+    @inlinable
     mutating func scanString() throws(JSONReadError) -> JSONStringToken {
         let start = offset + 1
         var i = start
@@ -37,7 +29,7 @@ extension JSONReader {
     }
 
     /// The decoded text of a scanned string.
-    func string(of token: JSONStringToken) -> String {
+    public func string(of token: JSONStringToken) -> String {
         let content = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
         guard token.hasEscapes else { return String(decoding: content, as: UTF8.self) }
         // Decoding never lengthens: `\n` is 1 byte for 2, `\uXXXX` at most 3 for 6, a pair 4 for 12.
@@ -47,8 +39,8 @@ extension JSONReader {
     }
 
     /// Whether a scanned key equals `name`, compared as decoded text (`"\u0069d"` is `id`).
-    @inline(__always)
-    func key(_ token: JSONStringToken, is name: StaticString) -> Bool {
+    @inlinable
+    public func key(_ token: JSONStringToken, is name: StaticString) -> Bool {
         guard !token.hasEscapes else { return string(of: token) == name.description }
         let count = name.utf8CodeUnitCount
         guard token.end - token.start == count else { return false }
@@ -62,7 +54,8 @@ extension JSONReader {
     // MARK: Validation
 
     /// Validates the escape whose backslash is at `i`; returns the offset after it.
-    private func checkEscape(at i: Int) throws(JSONReadError) -> Int {
+    @usableFromInline
+    func checkEscape(at i: Int) throws(JSONReadError) -> Int {
         guard i + 1 < bytes.count else { throw syntaxError("unterminated string", at: offset) }
         switch bytes[i + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
@@ -109,7 +102,8 @@ extension JSONReader {
     /// Validates the multi-byte UTF-8 sequence whose lead byte (≥ 0x80) is at `i`, per Unicode
     /// table 3-7 (no overlong forms, no encoded surrogates, nothing above U+10FFFF); returns the
     /// offset after it.
-    private func checkUTF8(at i: Int) throws(JSONReadError) -> Int {
+    @usableFromInline
+    func checkUTF8(at i: Int) throws(JSONReadError) -> Int {
         let lead = bytes[i]
         let length: Int
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF

@@ -9,29 +9,29 @@
 /// cannot exhaust the stack.
 ///
 /// The bytes are borrowed: a reader lives only inside `withUnsafeBufferPointer` of its body.
-struct JSONReader {
+public struct JSONReader {
     /// The deepest nesting of arrays and objects accepted, counting the outermost container.
-    static let maxDepth = 64
+    public static let maxDepth = 64
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    public let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte to read.
-    var offset = 0
+    public var offset = 0
     /// Open arrays and objects around the current position.
-    private(set) var depth = 0
+    public private(set) var depth = 0
     /// The element of the top-level array being read, for messages.
-    var index: Int?
+    public var index: Int?
     /// The key of the member being read, for messages (kept as a token: the hot path never makes
     /// a string of it).
-    var field: JSONStringToken?
+    public var field: JSONStringToken?
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     // MARK: Messages
 
     /// Where the reader is, as `0.rating`, `0`, `priceInCents` or `body`.
-    var path: String {
+    public var path: String {
         switch (index, field.map(label(of:))) {
         case let (index?, field?): return "\(index).\(field)"
         case let (index?, nil): return String(index)
@@ -41,19 +41,19 @@ struct JSONReader {
     }
 
     /// A key as messages name it: decoded, but never echoing a long one.
-    func label(of key: JSONStringToken) -> String {
+    public func label(of key: JSONStringToken) -> String {
         let name = string(of: key)
         return name.utf8.count <= 40 ? name : "(a key of \(name.utf8.count) bytes)"
     }
 
     /// A syntax error at `position` (the current offset by default).
-    func syntaxError(_ reason: String, at position: Int? = nil) -> JSONReadError {
+    public func syntaxError(_ reason: String, at position: Int? = nil) -> JSONReadError {
         JSONReadError("invalid JSON at \(path) (offset \(position ?? offset)): \(reason)")
     }
 
     /// The error for a value that is not of the expected type: `null at …`, `wrong type at …`, or a
     /// syntax error when no value starts at the current offset.
-    func mismatch() -> JSONReadError {
+    public func mismatch() -> JSONReadError {
         guard offset < bytes.count else { return syntaxError("unexpected end of input") }
         switch bytes[offset] {
         case UInt8(ascii: "n"):
@@ -70,7 +70,8 @@ struct JSONReader {
 
     /// Skips JSON whitespace (space, tab, line feed, carriage return) and returns the next byte, or
     /// nil at the end of the input.
-    mutating func peek() -> UInt8? {
+    @inlinable
+    public mutating func peek() -> UInt8? {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -81,7 +82,7 @@ struct JSONReader {
     }
 
     /// Requires that only whitespace is left.
-    mutating func expectEnd() throws(JSONReadError) {
+    public mutating func expectEnd() throws(JSONReadError) {
         index = nil
         field = nil
         if peek() != nil { throw syntaxError("unexpected data after the document") }
@@ -90,7 +91,7 @@ struct JSONReader {
     // MARK: Containers
 
     /// Reads `{`; returns false if the object is empty (its `}` is consumed too).
-    mutating func openObject() throws(JSONReadError) -> Bool {
+    public mutating func openObject() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "{") else { throw mismatch() }
         try enter()
         if peek() == UInt8(ascii: "}") {
@@ -102,7 +103,7 @@ struct JSONReader {
     }
 
     /// After a member's value: reads `,` and returns true, or reads `}` and returns false.
-    mutating func nextMember() throws(JSONReadError) -> Bool {
+    public mutating func nextMember() throws(JSONReadError) -> Bool {
         switch peek() {
         case UInt8(ascii: ","):
             offset += 1
@@ -118,7 +119,7 @@ struct JSONReader {
     }
 
     /// Reads `[`; returns false if the array is empty (its `]` is consumed too).
-    mutating func openArray() throws(JSONReadError) -> Bool {
+    public mutating func openArray() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "[") else { throw mismatch() }
         try enter()
         if peek() == UInt8(ascii: "]") {
@@ -130,7 +131,7 @@ struct JSONReader {
     }
 
     /// After an element: reads `,` and returns true, or reads `]` and returns false.
-    mutating func nextElement() throws(JSONReadError) -> Bool {
+    public mutating func nextElement() throws(JSONReadError) -> Bool {
         switch peek() {
         case UInt8(ascii: ","):
             offset += 1
@@ -153,7 +154,7 @@ struct JSONReader {
     }
 
     /// Reads a member's key and the `:` after it.
-    mutating func readKey() throws(JSONReadError) -> JSONStringToken {
+    public mutating func readKey() throws(JSONReadError) -> JSONStringToken {
         guard peek() == UInt8(ascii: "\"") else {
             throw syntaxError(offset < bytes.count ? "expected a quoted key" : "unexpected end of input in object")
         }
@@ -166,14 +167,14 @@ struct JSONReader {
     // MARK: Values
 
     /// Reads a string value.
-    mutating func readString() throws(JSONReadError) -> String {
+    public mutating func readString() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw mismatch() }
         return string(of: try scanString())
     }
 
     /// Reads an integer: a JSON number without fraction or exponent that fits in `Int`. Other
     /// numbers (`12.5`, `1e3`, `99999999999999999999`) are refused, never rounded.
-    mutating func readInt() throws(JSONReadError) -> Int {
+    public mutating func readInt() throws(JSONReadError) -> Int {
         guard let first = peek(), first == UInt8(ascii: "-") || Self.isDigit(first) else { throw mismatch() }
         let start = offset
         var i = offset
@@ -207,8 +208,44 @@ struct JSONReader {
         return value
     }
 
+    /// Reads any JSON number as the nearest `Double`, and whether it was written as an integer
+    /// (no fraction, no exponent). For values where `12.5` or `1e3` are as good as `12` or `1000`.
+    public mutating func readNumber() throws(JSONReadError) -> (value: Double, isInteger: Bool) {
+        guard let first = peek(), first == UInt8(ascii: "-") || Self.isDigit(first) else { throw mismatch() }
+        let start = offset
+        try skipNumber()
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<offset])
+        let isInteger = !text.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+        // Validated and within range (`skipNumber`), so the conversion cannot fail.
+        let value = Double(String(decoding: text, as: UTF8.self)) ?? .nan
+        return (value, isInteger)
+    }
+
+    /// Reads `true` or `false`.
+    public mutating func readBool() throws(JSONReadError) -> Bool {
+        switch peek() {
+        case UInt8(ascii: "t") where hasLiteral("true"):
+            offset += 4
+            return true
+        case UInt8(ascii: "f") where hasLiteral("false"):
+            offset += 5
+            return false
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            throw syntaxError("invalid literal")
+        default:
+            throw mismatch()
+        }
+    }
+
+    /// Reads `null` if it is the next value and returns true; otherwise reads nothing.
+    public mutating func readNull() -> Bool {
+        guard peek() == UInt8(ascii: "n"), hasLiteral("null") else { return false }
+        offset += 4
+        return true
+    }
+
     /// Validates and skips any value, however nested (up to ``maxDepth``).
-    mutating func skipValue() throws(JSONReadError) {
+    public mutating func skipValue() throws(JSONReadError) {
         guard let byte = peek() else { throw syntaxError("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "\""):
@@ -250,13 +287,29 @@ struct JSONReader {
             guard i < bytes.count, Self.isDigit(bytes[i]) else { throw syntaxError("digit expected after '.'", at: i) }
             i = skipDigits(from: i)
         }
+        var mayOverflow = i - offset > Self.maxExactDigits
         if i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
             i += 1
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard i < bytes.count, Self.isDigit(bytes[i]) else { throw syntaxError("digit expected in exponent", at: i) }
             i = skipDigits(from: i)
+            mayOverflow = true
+        }
+        // A number beyond Double's range is refused, as Foundation refuses it: readers that
+        // agree on which documents are valid cannot be played against each other.
+        if mayOverflow, !Self.isFinite(UnsafeBufferPointer(rebasing: bytes[offset..<i])) {
+            throw syntaxError("number out of range", at: offset)
         }
         offset = i
+    }
+
+    /// Without an exponent, a number this long (sign and fraction included) is always finite.
+    private static let maxExactDigits = 300
+
+    /// Whether a validated number is within Double's range (rare: only exponents and long numbers
+    /// get here).
+    private static func isFinite(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        Double(String(decoding: text, as: UTF8.self))?.isFinite ?? false
     }
 
     private func skipDigits(from start: Int) -> Int {
@@ -280,6 +333,7 @@ struct JSONReader {
         return true
     }
 
+    @inlinable
     static func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }

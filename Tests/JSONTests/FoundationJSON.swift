@@ -1,0 +1,1 @@
+../../Fuzz/FoundationJSON.swift

@@ -1,0 +1,1 @@
+../ProductDetailsTests/SeededRandom.swift
