@@ -61,6 +61,20 @@ schemathesis_run() {
   fi
 }
 
+# Runs a Python script of cases (NAME.out in $WORK), shows its output on standard error, dies
+# when it fails, and prints its summary line (the one starting with LABEL:).
+scripted_cases() {
+  local name=$1 label=$2 status
+  shift 2
+  set +e
+  "$PY" "$@" >"$WORK/$name.out" 2>&1
+  status=$?
+  set -e
+  cat "$WORK/$name.out" >&2
+  [ "$status" -eq 0 ] || die "$label failed"
+  grep -E "^$label:" "$WORK/$name.out" | tail -n1
+}
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/contract-test.XXXXXX")
 pids=()
 cleanup() {
@@ -140,14 +154,8 @@ grep -E "^ *(Operations:|Scenarios:|[0-9]+ generated|.*No issues found)" "$WORK/
 ST_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis.out" | tail -n1)
 
 step "b) scripted upstream faults, checked against openapi.yaml"
-set +e
-"$PY" "$ROOT/scripts/contract/fault_cases.py" "$ROOT/openapi.yaml" "$BASE" "$STUB" "$ADMIN_TOKEN_FOR_TEST" "$LIMITED" \
-  "$WORK/faults.jsonl" >"$WORK/faults.out" 2>&1
-faults_status=$?
-set -e
-cat "$WORK/faults.out"
-[ "$faults_status" -eq 0 ] || die "scripted fault cases failed"
-FAULTS=$(grep -E "^fault cases:" "$WORK/faults.out" | tail -n1)
+FAULTS=$(scripted_cases faults "fault cases" "$ROOT/scripts/contract/fault_cases.py" "$ROOT/openapi.yaml" "$BASE" "$STUB" \
+  "$ADMIN_TOKEN_FOR_TEST" "$LIMITED" "$WORK/faults.jsonl")
 
 step "b) openapi-core validates the same answers (schemathesis' and the fault cases')"
 CORE_OUT=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$BASE" \
@@ -180,14 +188,8 @@ schemathesis_run "$FLEET_A" "$FLEET_EXAMPLES" fleet
 FLEET_CASES=$(grep -oE "[0-9]+ generated" "$WORK/fleet.out" | tail -n1)
 "$PY" "$TOOLS" scrape "$FLEET_A/metrics" "$WORK/fleet-metrics.txt"
 FLEET_PROMTOOL=$(promtool check metrics <"$WORK/fleet-metrics.txt" 2>&1) || { echo "$FLEET_PROMTOOL"; die "promtool check metrics (fleet)"; }
-set +e
-"$PY" "$ROOT/scripts/contract/fleet_cases.py" "$ROOT/openapi.yaml" "$FLEET_A" "$FLEET_B" "$ADMIN_TOKEN_FOR_TEST" "$REDIS_PID" \
-  "$WORK/fleet.jsonl" >"$WORK/fleet-cases.out" 2>&1
-fleet_cases_status=$?
-set -e
-cat "$WORK/fleet-cases.out"
-[ "$fleet_cases_status" -eq 0 ] || die "fleet cases failed"
-FLEET_SUMMARY=$(grep -E "^fleet cases:" "$WORK/fleet-cases.out" | tail -n1)
+FLEET_SUMMARY=$(scripted_cases fleet-cases "fleet cases" "$ROOT/scripts/contract/fleet_cases.py" "$ROOT/openapi.yaml" \
+  "$FLEET_A" "$FLEET_B" "$ADMIN_TOKEN_FOR_TEST" "$REDIS_PID" "$WORK/fleet.jsonl")
 FLEET_CORE=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$FLEET_A" \
   "$WORK/fleet.har" "$WORK/fleet.jsonl" 2>&1) || { echo "$FLEET_CORE"; die "openapi-core response validation (fleet)"; }
 echo "$FLEET_CORE"
