@@ -43,7 +43,8 @@ case "$mode" in
     # (event loops, applications) reachable only through pointers Swift stores encoded, which
     # LSan reports as 900+ indirect leaks with no root of their own. The children get their
     # options from __asan_default_options below, since their environment is not ours.
-    export ASAN_OPTIONS="detect_leaks=0:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    # scripts/asan.supp: reports from code outside this project, each with its reason.
+    export ASAN_OPTIONS="detect_leaks=0:symbolize=1:suppressions=$PWD/scripts/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export LSAN_OPTIONS="print_suppressions=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
     report='ERROR: (AddressSanitizer|LeakSanitizer)'
     # The tests start `product-details` with an environment of their own (no ASAN_/LSAN_OPTIONS,
