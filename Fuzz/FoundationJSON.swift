@@ -43,8 +43,13 @@ func sameJSON(_ ours: JSONValue, _ theirs: Any) -> Bool {
         // Names differing only by U+FEFF can be one name to Foundation.
         guard their.count == members.count || members.keys.contains(where: holdsFEFF) else { return false }
         return members.allSatisfy { name, value in
-            let match = their[name] ?? their.first { sameText(name, $0.key) }?.value
-            return match.map { sameJSON(value, $0) } ?? false
+            let match = their[name].map { (name, $0) } ?? their.first { sameText(name, $0.key) }.map { ($0.key, $0.value) }
+            guard let (theirName, theirValue) = match else { return false }
+            if sameJSON(value, theirValue) { return true }
+            // Such names are one name to Foundation, which keeps the value of only one of them.
+            return members.contains { other in
+                other.key != name && sameText(other.key, theirName) && sameJSON(other.value, theirValue)
+            }
         }
     }
 }

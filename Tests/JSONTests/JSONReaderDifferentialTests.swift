@@ -18,6 +18,15 @@ struct JSONReaderDifferentialTests {
         }
     }
 
+    /// Found by the upstream-json fuzz target: Foundation drops a raw U+FEFF at the start of a
+    /// name, so two names ours keeps apart are one to Foundation, which keeps the last value.
+    @Test func namesThatOnlyAByteOrderMarkTellsApartStillCompare() throws {
+        let body = Array("[{\"id\":\"p2\",\"\u{FEFF}cname\":\"Chair\",\"cname\":\"CY3\"}]".utf8)
+        let ours = try JSONValue.parse(body)
+        let theirs = try #require(foundationJSON(body))
+        #expect(sameJSON(ours, theirs))
+    }
+
     @Test func mutatedDocumentsAreNeverAcceptedAlone() throws {
         var random = SeededRandom(seed: 0x5EED_0302)
         let alphabet = Array(#"{}[]:,"\ u0123456789abcdefe.E+-tnl"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
