@@ -135,7 +135,7 @@ struct RedisPageStoreTests {
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
         let key = keys.page(of: "p1", at: claim.generation)
         let remaining = try await raw("PTTL", .string(key)).integer ?? 0
-        #expect(remaining > 355_000 && remaining <= 360_000)
+        #expect(remaining > 330_000 && remaining <= 360_000)
         // Aged past its TTL (as if stored 70 s ago): read back as 10 s stale.
         #expect(try await raw("PEXPIRE", .string(key), 290_000) == .integer(1))
         guard case .page(let page, let age, _) = try await store.read(id: "p1", deadline: Self.far),
@@ -144,7 +144,8 @@ struct RedisPageStoreTests {
             Issue.record("expected a stale page")
             return
         }
-        #expect(staleness > .seconds(9) && staleness <= .seconds(11))
+        // At least 10 s, plus however long a loaded host took between the two commands.
+        #expect(staleness >= .milliseconds(9_999) && staleness < .seconds(30), "\(staleness)")
         #expect(revalidate && usableOnError)
     }
 
