@@ -97,9 +97,9 @@ extension AppE2ETests {
 
         @Test func redisFrozenThenKilledCostsNoErrorsAndSharingResumes() async throws {
             try await withFleet(replicas: 2, configure: {
-                $0.sharedCache.timeout = .milliseconds(200)
+                $0.sharedCache.timeout = .seconds(1)
                 $0.sharedCache.breakerFailures = 3
-                $0.sharedCache.breakerOpenFor = .milliseconds(500)
+                $0.sharedCache.breakerOpenFor = .seconds(2)
             }) { fleet in
                 fleet.redis.freeze()
                 // Each request pays one Redis timeout until the breaker opens.
@@ -114,8 +114,8 @@ extension AppE2ETests {
                     let reply = try await fleet.get(0, "/products/p3\(index)")
                     #expect(reply.status == 200)
                     #expect(reply.cacheStatus.hasPrefix("product-details-shared; fwd=bypass"), "\(reply.cacheStatus)")
-                    // Skipped, not waited for: far below the 200 ms timeout even on a loaded host.
-                    #expect(clock.now - started < .milliseconds(200))
+                    // Skipped, not waited for: below the 1 s timeout even on a loaded host.
+                    #expect(clock.now - started < .seconds(1))
                     if try await fleet.metric(0, "redis_breaker_state") != 1 { break }
                 }
                 #expect(try await fleet.metric(0, "redis_commands_total", ["outcome": "timeout"]) <= commands + 1)
