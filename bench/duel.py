@@ -7,9 +7,14 @@ hits both alike; the scheduler splits the core fairly between them, so the ratio
 served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
 
     python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss]
+                          [--logged]
 
 miss: cache off, 1,000 ids cycled, three upstream calls each to one nginx serving a static export
 of the stub's catalog (nginx pinned to CPU 1 with the wrks).
+
+--logged: both services log every request (LOG_LEVEL=info, standard output to a file each), so
+the ratio is that of the whole request path with its log line; the log writer threads share
+CPU 0 with their loops.
 
 Each DIR holds `product-details` and `catalog-stub` (e.g. a copy of .build/release). Prints one
 line per round and the median AFTER/BEFORE throughput ratio (> 1: the second build is cheaper).
@@ -34,6 +39,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--scenario", choices=["hot", "healthz", "miss"], default="hot")
+    parser.add_argument("--logged", action="store_true", help="both sides log every request to a file")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="pd-duel-")
     started = []
@@ -54,8 +60,10 @@ def main():
             upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
         ports = {}
         for side, directory in (("before", args.before), ("after", args.after)):
-            service, port = start_service({"LOOPS": "1", **upstream}, binary=os.path.join(directory, "product-details"),
-                                          prefix=("taskset", "-c", "0"))
+            logging = {"LOG_LEVEL": "info"} if args.logged else {}
+            service, port = start_service({"LOOPS": "1", **upstream, **logging},
+                                          binary=os.path.join(directory, "product-details"), prefix=("taskset", "-c", "0"),
+                                          log_path=os.path.join(work, f"{side}.log") if args.logged else None)
             started.append(service)
             ports[side] = port
         paths = [f"/products/{i}" for i in ids]
@@ -80,7 +88,8 @@ def main():
             ratios.append(served["after"] / served["before"])
             print(f"round {round_index}: before {served['before']:.0f} req/s, after {served['after']:.0f} req/s, "
                   f"after/before {ratios[-1]:.3f}", flush=True)
-        print(f"{args.scenario}: after/before throughput on a shared core: median {statistics.median(ratios):.3f} "
+        label = f"{args.scenario}, logged" if args.logged else args.scenario
+        print(f"{label}: after/before throughput on a shared core: median {statistics.median(ratios):.3f} "
               f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {args.rounds} rounds of {args.seconds} s)")
     finally:
         for process in started:
