@@ -17,20 +17,19 @@ struct FrontHandler: Sendable {
     let rejectionLines = LogRateLimiter(linesPerSecond: 20)
 
     /// The server's responder, on the loop thread: the routes that can answer without waiting (a
-    /// cached page, health, 404) do so here, with no task; the others' work is deferred, run with
-    /// the request's record as `RequestRecord.current` (upstream calls take its id and trace).
+    /// cached page, health, 404) do so here, with no task, and find the request's record as the
+    /// context's annotation; the others' work is deferred, run with the record as
+    /// `RequestRecord.current` (upstream calls take its id and trace). Only the deferred work
+    /// needs the task-local: binding one costs an allocation, on every logged request.
     func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
         // Only a log line needs the id as text at once; else `answered` writes it into the
         // answer's fields, unless the request waits (its upstream calls carry the id).
         let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request), trace: Self.trace(of: request)) : nil
-        var answer: ResponderAnswer
         if let record {
             context.requestID = record.requestID
             context.annotation = record
-            answer = RequestRecord.$current.withValue(record) { router.respond(to: &request, context: &context) }
-        } else {
-            answer = router.respond(to: &request, context: &context)
         }
+        var answer = router.respond(to: &request, context: &context)
         guard case .later(let handler) = answer else { return answer }
         if record == nil {
             if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }

@@ -12,10 +12,10 @@ struct ProductRoutes {
         let service = self.service
         // One cache look-up, on the loop thread: a fresh page is answered at once; anything else
         // goes on from that look-up in a task.
-        router.add(.get, "/products/{id}", responder: { request, _ in
+        router.add(.get, "/products/{id}", responder: { request, context in
             switch service.lookUpDetail(id: request.pathParameters["id"] ?? "", noCache: Self.asksForNoCache(request)) {
             case .answered(let answer):
-                RequestRecord.current?.answered(from: answer.cache.result)
+                (context.annotation as? RequestRecord)?.answered(from: answer.cache.result)
                 return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl))
             case .pending(let pending):
                 return .later { request, context in
