@@ -8,6 +8,7 @@
 # The whole output is also kept in $SWIFT_TEST_LOG (.build/swift-test.log).
 #
 # First, scripts/check-clockless-tests.sh: the unit level neither sleeps nor reads the wall clock.
+# Last, scripts/reap-test-redis.sh: no redis-server a test started outlives the run.
 #
 # Usage: scripts/swift-test.sh [swift test arguments...]      Environment: SWIFT (swift).
 set -uo pipefail
@@ -22,6 +23,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,thr
 
 "$swift" test --skip-build "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+scripts/reap-test-redis.sh
 if [ "$status" -ne 0 ]; then
   echo
   echo "==== swift test failed (exit $status); full output in $log ===="
