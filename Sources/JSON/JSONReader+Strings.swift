@@ -38,10 +38,13 @@ extension JSONReader {
         }
     }
 
-    /// Whether a scanned key equals `name`, compared as decoded text (`"\u0069d"` is `id`).
+    /// Whether a scanned key equals `name`, compared as decoded code points (`"\u0069d"` is `id`;
+    /// `"\u212A"`, the Kelvin sign, is not `K`, though `String` equality would say so).
     @inlinable
     public func key(_ token: JSONStringToken, is name: StaticString) -> Bool {
-        guard !token.hasEscapes else { return string(of: token) == name.description }
+        guard !token.hasEscapes else {
+            return string(of: token).utf8.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
         let count = name.utf8CodeUnitCount
         guard token.end - token.start == count else { return false }
         let expected = name.utf8Start

@@ -164,14 +164,18 @@ public enum UpstreamJSON {
 
 /// The members of one object that we do not read, remembered only to refuse duplicates. Bodies
 /// from our upstreams have none, so the common case allocates nothing.
+///
+/// A set, so that a body of many distinct members costs linear time, not quadratic (it is read
+/// on an event loop); of their UTF-8 bytes, because RFC 8259 names are sequences of code points
+/// (`String` equality would take "Å" and "Å", U+00C5 and U+212B, for one name).
 private struct UnknownKeys {
-    private var names: [String] = []
+    private var names: Set<[UInt8]> = []
 
     /// Validates and skips the value of the unknown member `key`.
     mutating func skip(_ key: JSONStringToken, _ reader: inout JSONReader) throws(JSONReadError) {
-        let name = reader.string(of: key)
-        guard !names.contains(name) else { throw UpstreamJSON.duplicate(reader.label(of: key), key, reader) }
-        names.append(name)
+        guard names.insert(Array(reader.string(of: key).utf8)).inserted else {
+            throw UpstreamJSON.duplicate(reader.label(of: key), key, reader)
+        }
         reader.field = key
         try reader.skipValue()
     }

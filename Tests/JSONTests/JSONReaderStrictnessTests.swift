@@ -71,6 +71,24 @@ struct JSONReaderStrictnessTests {
         }
     }
 
+    /// Names are compared as code points: an escape may spell a name (`\u0069d` is `id`), but a
+    /// canonically equivalent one (the Kelvin sign for `K`) is another name.
+    @Test func keysMatchByCodePointsNotCanonicalEquivalence() throws {
+        let body = Array(#"{"\u0069d":1,"\u212A":2,"K":3}"#.utf8)
+        let matches = try body.withUnsafeBufferPointer { (buffer) throws(JSONReadError) -> [Bool] in
+            var reader = JSONReader(buffer)
+            var matches: [Bool] = []
+            _ = try reader.openObject()
+            repeat {
+                let key = try reader.readKey()
+                matches.append(reader.key(key, is: "id") || reader.key(key, is: "K"))
+                try reader.skipValue()
+            } while try reader.nextMember()
+            return matches
+        }
+        #expect(matches == [true, false, true])
+    }
+
     @Test func readsNumbersBoolsAndNullsOneByOne() throws {
         let body = Array(#"[12, 1.5, -2e2, true, false, null, "x"]"#.utf8)
         let values = try body.withUnsafeBufferPointer { (buffer) throws(JSONReadError) -> [String] in

@@ -225,6 +225,23 @@ struct UpstreamJSONStrictnessTests {
         #expect(try UpstreamJSON.products(from: Array("[]".utf8)).isEmpty)
     }
 
+    /// RFC 8259 names are code points: U+00C5 and U+212B are two names, not a duplicate.
+    @Test func canonicallyEquivalentUnknownKeysAreTwoNames() throws {
+        let body = #"[{"\u00c5":1,"\u212b":2,"id":"r1","rating":4,"text":"ok"}]"#
+        #expect(try UpstreamJSON.reviews(from: Array(body.utf8)) == [Review(id: "r1", rating: 4, text: "ok")])
+    }
+
+    /// Each unknown member is checked against the others once, not against every one before it:
+    /// a body of many members must not hold its event loop for minutes (300,000 took about two
+    /// minutes when each was compared with all before it; the limit is far above linear time).
+    @Test(.timeLimit(.minutes(1)))
+    func manyUnknownMembersAreReadInLinearTime() throws {
+        var body = #"{"id":"p1","name":"n","priceInCents":1,"currency":"EUR""#
+        for index in 0..<300_000 { body += #","k\#(index)":0"# }
+        body += "}"
+        #expect(try UpstreamJSON.product(from: Array(body.utf8)).id == "p1")
+    }
+
     // MARK: Nesting
 
     @Test(arguments: ["[", "{\"a\":"])
