@@ -11,7 +11,8 @@ import Timekeeping
 /// this replica's L1 honest.
 ///
 /// While the subscription is down, invalidations sent by other replicas may be lost (pub/sub
-/// delivers at most once), so L1 freshness is capped; when it is back, the whole L1 is dropped.
+/// delivers at most once), so L1 freshness is capped; when it is up, the whole L1 is dropped
+/// (``InvalidationListener``).
 final class FleetRuntime: Sendable {
     let url: RedisURL
     let keys: FleetKeys
@@ -50,43 +51,10 @@ final class FleetRuntime: Sendable {
         // Until the first subscription, invalidations may be missed too.
         service.capLocalFreshness(to: settings.disconnectedFreshness)
         client.start()
+        let listener = InvalidationListener(
+            service: service, metrics: metrics, log: log, disconnectedFreshness: settings.disconnectedFreshness)
         let subscription = RedisSubscription(
-            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics
-        ) { [metrics, log, settings] event in
-            switch event {
-            case .subscribed(let isResubscription):
-                metrics.subscription(active: true)
-                if isResubscription {
-                    metrics.flushed(because: "resubscribed")
-                    log.subscription("redis subscription restored: local cache dropped, invalidations may have been missed")
-                    Task { await service.forgetAllLocally(); service.capLocalFreshness(to: nil) }
-                } else {
-                    service.capLocalFreshness(to: nil)
-                }
-            case .message(_, let payload):
-                guard let message = InvalidationMessage(payload: payload) else { return }
-                // The cached copy goes here, on the loop, before this returns; the in-flight
-                // table is an actor, so stopping joins waits for a task. Counted once both are done.
-                switch message {
-                case .product(let id):
-                    service.dropCachedCopy(id: id)
-                    Task {
-                        await service.stopJoiningLoads(id: id)
-                        metrics.received(.product)
-                    }
-                case .everything:
-                    service.dropAllCachedCopies()
-                    Task {
-                        await service.stopJoiningAnyLoad()
-                        metrics.received(.all)
-                        metrics.flushed(because: "invalidated")
-                    }
-                }
-            case .disconnected:
-                metrics.subscription(active: false)
-                service.capLocalFreshness(to: settings.disconnectedFreshness)
-            }
-        }
+            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics, onEvent: listener.handle)
         self.subscription.value = subscription
         subscription.start()
     }

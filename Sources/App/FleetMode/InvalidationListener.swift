@@ -1,0 +1,57 @@
+import Fleet
+import ProductDetails
+import RedisClient
+
+/// What the invalidation subscription's events do to this replica's L1. Called on the
+/// subscription's loop, in the order the events happened.
+///
+/// Everything that decides whether L1 may be trusted (dropping copies, the freshness cap) is done
+/// here before returning, never in a task: a task could run after the next event and undo it (a
+/// resubscription's uncapping landing after the disconnect that followed it). Only stopping
+/// requests from joining loads waits for the in-flight table, an actor; that only narrows who
+/// shares a load, and the dropped copies already keep loads begun before from being stored.
+struct InvalidationListener: Sendable {
+    let service: ProductDetailsService
+    let metrics: FleetMetrics
+    let log: FleetLog
+    /// L1's freshness while invalidations may be missed (`REDIS_DISCONNECTED_FRESHNESS_MS`).
+    let disconnectedFreshness: Duration
+
+    func handle(_ event: RedisSubscriptionEvent) {
+        switch event {
+        case .subscribed(let isResubscription):
+            // Anything L1 holds may have missed an invalidation while nothing was subscribed, on
+            // the first subscription too: pages stored before it were only capped, and would be
+            // fresh for their whole TTL once the cap goes.
+            service.dropAllCachedCopies()
+            service.capLocalFreshness(to: nil)
+            metrics.subscription(active: true)
+            if isResubscription {
+                metrics.flushed(because: "resubscribed")
+                log.subscription("redis subscription restored: local cache dropped, invalidations may have been missed")
+            }
+            Task { await service.stopJoiningAnyLoad() }
+        case .message(_, let payload):
+            guard let message = InvalidationMessage(payload: payload) else { return }
+            // Counted once both halves are done.
+            switch message {
+            case .product(let id):
+                service.dropCachedCopy(id: id)
+                Task {
+                    await service.stopJoiningLoads(id: id)
+                    metrics.received(.product)
+                }
+            case .everything:
+                service.dropAllCachedCopies()
+                Task {
+                    await service.stopJoiningAnyLoad()
+                    metrics.received(.all)
+                    metrics.flushed(because: "invalidated")
+                }
+            }
+        case .disconnected:
+            metrics.subscription(active: false)
+            service.capLocalFreshness(to: disconnectedFreshness)
+        }
+    }
+}

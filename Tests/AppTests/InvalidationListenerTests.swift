@@ -1,0 +1,72 @@
+@testable import App
+import Fleet
+import Metrics
+import ProductDetails
+import RedisClient
+import Testing
+
+/// What the invalidation subscription's events do to L1, on the hand-moved time line: the same
+/// listener fleet mode subscribes with, driving a service answered in memory.
+@Suite("Invalidation listener")
+struct InvalidationListenerTests {
+    static let cap = Duration.seconds(2)
+
+    /// Runs `body` with an app and a listener on its service; the app's L1 starts capped, as
+    /// fleet mode starts it before the first subscription.
+    static func withListener(_ body: (InMemoryApp, InvalidationListener) async throws -> Void) async throws {
+        try await InMemoryApp.with { app in
+            let lines = LogLines()
+            let writer = LogWriter(capacity: 1 << 16, destination: lines.destination)
+            defer { _ = writer.close(within: .seconds(1)) }
+            let log = FleetLog(logger: Logger(minimum: .info, writer: writer), time: app.time)
+            let listener = InvalidationListener(
+                service: app.service, metrics: FleetMetrics(registry: MetricsRegistry(), log: log), log: log,
+                disconnectedFreshness: cap)
+            app.service.capLocalFreshness(to: cap)
+            try await body(app, listener)
+        }
+    }
+
+    /// A page stored before the first subscription may have missed an invalidation: it must not
+    /// become fresh for its whole TTL when the cap goes.
+    @Test func theFirstSubscriptionDropsWhatWasStoredUnderTheCap() async throws {
+        try await Self.withListener { app, listener in
+            _ = try await app.request("/products/p1")
+            app.time.advance(by: .seconds(1))
+            listener.handle(.subscribed(isResubscription: false))
+            let after = try await app.request("/products/p1")
+            #expect(!after.immediate, "not answered from the copy stored under the cap")
+            #expect(app.upstream.productCalls == 2)
+            app.time.advance(by: .seconds(30))
+            #expect(try await app.request("/products/p1").immediate, "uncapped once subscribed")
+        }
+    }
+
+    /// A disconnect right after a resubscription leaves the cap in force, whatever runs later.
+    @Test func aDisconnectRightAfterAResubscriptionKeepsTheCap() async throws {
+        try await Self.withListener { app, listener in
+            listener.handle(.subscribed(isResubscription: false))
+            _ = try await app.request("/products/p1")
+            listener.handle(.subscribed(isResubscription: true))
+            listener.handle(.disconnected(.connectionLost))
+            // Whatever the events started has run.
+            for _ in 0..<100 { await Task.yield() }
+            await app.service.stopJoiningAnyLoad()
+            let reloaded = try await app.request("/products/p1")
+            #expect(!reloaded.immediate, "the resubscription dropped L1")
+            app.time.advance(by: Self.cap + .seconds(1))
+            #expect(!(try await app.request("/products/p1").immediate), "capped while disconnected")
+        }
+    }
+
+    @Test func aMessageDropsItsProductAtOnce() async throws {
+        try await Self.withListener { app, listener in
+            listener.handle(.subscribed(isResubscription: false))
+            _ = try await app.request("/products/p1")
+            _ = try await app.request("/products/p2")
+            listener.handle(.message(channel: "invalidations", payload: InvalidationMessage.product("p1").payload))
+            #expect(!(try await app.request("/products/p1").immediate))
+            #expect(try await app.request("/products/p2").immediate)
+        }
+    }
+}
