@@ -61,6 +61,13 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
         ProductDetailsError(status: 504, title: "Gateway Timeout", detail: detail)
     }
 
+    /// 504: the request's deadline passed while it waited for another replica's load of the
+    /// product (fleet mode); going upstream itself then would have doubled its time.
+    static let fleetLoadTimedOut = ProductDetailsError(
+        status: 504, title: "Gateway Timeout", detail: "The product's load did not finish in time.",
+        cause: "timed out waiting for another replica's load"
+    )
+
     /// 503: too many loads running; shed this one quickly instead of collapsing.
     public static func overloaded(retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
         ProductDetailsError(

@@ -34,26 +34,30 @@ extension ProductDetailsService {
         return loaded
     }
 
+    /// One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
+    /// it too, so a waiter that gives up does not start a second deadline of its own.
     private func loadUntraced(id: String, requestID: String, trace: TraceContext?, readsShared: Bool) async throws -> LoadedDocument {
         let token = cache.loadToken(for: id)
+        let deadline = time.now + settings.requestDeadline
         guard let shared else {
-            return try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            return try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
         }
         guard readsShared else {
             // A client's no-cache asks for the origin's answer, not another replica's copy.
-            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
             loaded.shared = SharedCacheStatus(result: .request)
             return loaded
         }
-        switch try await sharedPhase(id: id, requestID: requestID, trace: trace, token: token, shared: shared) {
+        switch try await sharedPhase(id: id, requestID: requestID, trace: trace, token: token, shared: shared, deadline: deadline) {
         case .answered(let loaded):
             return loaded
         case .load(nil, let status):
-            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
             loaded.shared = status
             return loaded
         case .load(let claim?, let status):
-            return try await loadForTheFleet(id: id, requestID: requestID, trace: trace, token: token, claim: claim, shared: shared, status: status)
+            return try await loadForTheFleet(
+                id: id, requestID: requestID, trace: trace, token: token, claim: claim, shared: shared, status: status, deadline: deadline)
         }
     }
 
@@ -61,14 +65,14 @@ extension ProductDetailsService {
     /// stores the page for the fleet, or gives the lease up when there is nothing to store.
     func loadForTheFleet(
         id: String, requestID: String, trace: TraceContext?, token: LoadToken,
-        claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus
+        claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus, deadline: Duration
     ) async throws -> LoadedDocument {
         var status = status
         let renewal = keepRenewing(claim, in: shared)
         defer { renewal.cancel() }
         var loaded: LoadedDocument
         do {
-            loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token)
+            loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
         } catch {
             // Not on this task, which may be cancelled: the lease must go so a waiter takes over now.
             Task { await shared.release(claim) }
@@ -84,8 +88,10 @@ extension ProductDetailsService {
         return loaded
     }
 
-    private func loadFromUpstreams(id: String, requestID: String, trace: TraceContext?, token: LoadToken) async throws -> LoadedDocument {
-        let deadline = time.now + settings.requestDeadline
+    /// `deadline` (absolute, on the service's time line) bounds the three calls, retries included.
+    private func loadFromUpstreams(
+        id: String, requestID: String, trace: TraceContext?, token: LoadToken, deadline: Duration
+    ) async throws -> LoadedDocument {
         async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID, trace: trace)
         async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID, trace: trace)
         async let suggestionResult = fetchSuggestions(id: id, deadline: deadline, requestID: requestID, trace: trace)

@@ -13,10 +13,13 @@ extension ProductDetailsService {
     /// The page is there: it fills L1 and answers. It is not: whoever takes the lease loads, the
     /// others look again with growing pauses until the page appears or the lease lapses (then one
     /// of them takes it over). Every command draws on one Redis budget for the whole miss
-    /// (``SharedTimeBudget``); the wait itself is bounded by the request deadline. A failure, the
-    /// breaker, or a spent budget sends the load upstream at once, as on a single node.
-    func sharedPhase(id: String, requestID: String, trace: TraceContext?, token: LoadToken, shared: SharedCache) async throws -> SharedPhase {
-        let waitUntil = time.now + settings.requestDeadline
+    /// (``SharedTimeBudget``); the wait itself is bounded by the load's `deadline`: a wait that
+    /// reaches it fails the load (`504`, or stale-if-error) rather than going upstream on a
+    /// deadline of its own, which would double the request's time. A failure, the breaker, or a
+    /// spent budget sends the load upstream at once, as on a single node.
+    func sharedPhase(
+        id: String, requestID: String, trace: TraceContext?, token: LoadToken, shared: SharedCache, deadline waitUntil: Duration
+    ) async throws -> SharedPhase {
         var budget = SharedTimeBudget(shared.settings.timeout)
         var waited = false
         var pause = shared.settings.pollInitial
@@ -47,11 +50,13 @@ extension ProductDetailsService {
                     let refreshing = SharedCacheStatus(result: .miss, ttlRemaining: .zero - staleness, collapsed: waited)
                     if revalidate {
                         if let claim {
-                            // As with a stale L1 page: served now, refreshed without waiters.
+                            // As with a stale L1 page: served now, refreshed without waiters, on
+                            // a deadline of its own.
                             Task {
                                 _ = try? await self.loadForTheFleet(
                                     id: id, requestID: requestID, trace: trace, token: token,
-                                    claim: claim, shared: shared, status: refreshing)
+                                    claim: claim, shared: shared, status: refreshing,
+                                    deadline: self.time.now + self.settings.requestDeadline)
                             }
                         }
                         let status = SharedCacheStatus(result: .stale, ttlRemaining: .zero - staleness, collapsed: waited)
@@ -70,9 +75,7 @@ extension ProductDetailsService {
                 waited = true
                 events.lease(.waited)
             }
-            guard time.now + pause < waitUntil else {
-                return .load(claim: nil, status: SharedCacheStatus(result: .miss, collapsed: true))
-            }
+            guard time.now + pause < waitUntil else { throw ProductDetailsError.fleetLoadTimedOut }
             try await time.sleep(for: pause)
             pause = min(pause * 2, shared.settings.pollMax)
         }

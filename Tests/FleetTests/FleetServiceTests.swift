@@ -22,14 +22,16 @@ struct FleetServiceTests {
 
     /// A replica. The lease is long by default: a loaded test host may delay a renewal past a
     /// short one, and a lapse there would (rightly) let a waiter load too.
-    func replica(lease: Duration = .seconds(30), breakerFailures: Int = 5) throws -> (ProductDetailsService, SerialRedisRunner) {
+    func replica(
+        lease: Duration = .seconds(30), breakerFailures: Int = 5, requestDeadline: Duration = .seconds(30)
+    ) throws -> (ProductDetailsService, SerialRedisRunner) {
         let runner = try SerialRedisRunner(port: server.port)
         let time = ClockTimeSource()
         let settings = SharedCacheSettings(timeout: .seconds(60), leaseDuration: lease, breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
         let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: lease, generationLifetime: .seconds(600))
         // A deadline no loaded test host reaches: waiters must wait for the holder, not give up.
         var serviceSettings = ServiceSettings()
-        serviceSettings.requestDeadline = .seconds(30)
+        serviceSettings.requestDeadline = requestDeadline
         let service = ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time, events: events,
             shared: SharedCache(store: store, settings: settings, time: time, events: events)
@@ -60,6 +62,28 @@ struct FleetServiceTests {
         let sharedHits = answers.filter { $0.cache.shared?.result == .hit && $0.cache.shared?.collapsed == true }
         #expect(sharedHits.count == 40)
         #expect(answers.filter { $0.cache.shared?.stored == true }.count == 20)
+    }
+
+    /// Waiting for another replica's load spends the request's deadline: a waiter that gives up
+    /// has none left to start a load of its own (which would double the request's time).
+    @Test func aWaiterThatGivesUpDoesNotLoadOnANewDeadline() async throws {
+        let (holder, _) = try replica()
+        let (waiter, _) = try replica(requestDeadline: .milliseconds(300))
+        catalog.hold()
+        let held = Task { try await holder.detail(id: "p1") }
+        try await eventually { catalog.heldCount == 1 }
+        let gaveUp = Locked(false)
+        let waiting = Task {
+            defer { gaveUp.withLock { $0 = true } }
+            return try await waiter.detail(id: "p1")
+        }
+        // Either it gives up, or (the bug) it starts its own load, which the catalog holds.
+        try await eventually { gaveUp.withLock { $0 } || catalog.calls("products") > 1 }
+        #expect(catalog.calls("products") == 1, "the waiter went upstream too: \(events.all)")
+        #expect(events.count("lease waited") == 1)
+        catalog.release()
+        await #expect(throws: ProductDetailsError.self) { try await waiting.value }
+        #expect(try await held.value.document.status == 200)
     }
 
     @Test func aSharedHitFillsL1AndTheNextAnswerDoesNotAskRedis() async throws {
