@@ -91,13 +91,16 @@ extension ProductDetailsService {
     }
 
     /// Renews `claim` every third of the lease while the load runs; cancel it when the load ends.
+    /// Only a lease known lost ends the renewals: one that failed (a timeout, the breaker) leaves
+    /// two thirds of the lease to try again in, and giving up would let it lapse under a load
+    /// still running, and another replica load the product too.
     func keepRenewing(_ claim: SharedClaim, in shared: SharedCache) -> Task<Void, Never> {
         let time = self.time
         return Task {
             let interval = shared.settings.leaseDuration / 3
             while !Task.isCancelled {
                 do { try await time.sleep(for: interval) } catch { return }
-                guard !Task.isCancelled, await shared.renew(claim) else { return }
+                guard !Task.isCancelled, await shared.renew(claim) != false else { return }
             }
         }
     }

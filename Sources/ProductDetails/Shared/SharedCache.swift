@@ -56,10 +56,11 @@ public final class SharedCache: Sendable {
         }, deadline: deadline)?.get()
     }
 
-    /// `false` when the lease was lost, or could not be renewed.
-    func renew(_ claim: SharedClaim) async -> Bool {
+    /// `true` renewed, `false` lost (lapsed and taken by another), `nil` unknown: the call failed
+    /// or the breaker refused it, and the lease may well still be this holder's.
+    func renew(_ claim: SharedClaim) async -> Bool? {
         let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.renew(claim, deadline: deadline) }, deadline: deadline())
-        return (try? result?.get()) ?? false
+        return try? result?.get()
     }
 
     func store(_ page: SharedPage, under claim: SharedClaim) async -> Bool {
