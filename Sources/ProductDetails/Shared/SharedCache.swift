@@ -81,20 +81,26 @@ public final class SharedCache: Sendable {
     }
 
     /// Runs `call` if the breaker admits it, and tells the breaker how it went.
+    ///
+    /// Two failures tell it nothing: a caller that left, and a time-out of a command that had
+    /// less than half of `REDIS_TIMEOUT_MS` (what was left of its miss's budget, after many looks
+    /// while another replica loaded): a healthy Redis can miss so short a deadline, and counting
+    /// it would let slow loads elsewhere open the breaker. A miss's first command always has the
+    /// whole budget, so a Redis that stopped answering is still counted.
     private func guarded<T: Sendable>(
         _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
     ) async -> Result<T, SharedStoreFailure>? {
         let admission = breaker.withLock { $0.admit(now: time.now) }
         if let change = admission.changedTo { events.sharedBreaker(change) }
         guard admission.admitted else { return nil }
+        let cutShort = deadline - time.now < settings.timeout / 2
         let result: Result<T, SharedStoreFailure>
         do {
             result = .success(try await call(deadline))
         } catch {
             result = .failure(error)
         }
-        if case .failure(let failure) = result, failure == .cancelled || Task.isCancelled {
-            // Our caller left; that says nothing about Redis.
+        if case .failure(let failure) = result, failure == .cancelled || Task.isCancelled || (failure == .timedOut && cutShort) {
             breaker.withLock { $0.abandonProbe() }
             return result
         }
