@@ -13,7 +13,8 @@
 
 private let limitsUnderTest: [RESPLimits] = [
     RESPLimits(),
-    RESPLimits(maxBulkLength: 16, maxAggregateCount: 4, maxDepth: 3, maxLineLength: 12),
+    // The reply bound bites before the others multiply out (4 × 4 × 4 values at depth 3).
+    RESPLimits(maxBulkLength: 16, maxAggregateCount: 4, maxDepth: 3, maxLineLength: 12, maxReplyBytes: 512),
 ]
 
 /// What one feeding of a stream parsed to.
@@ -58,6 +59,8 @@ private func parseStream(_ pieces: [ArraySlice<UInt8>], limits: RESPLimits) -> S
             }
             fuzzCheck(consumed > 0, "a reply consumed nothing")
             checkWithinLimits(reply, limits, depth: 0)
+            let size = leastReplySize(reply)
+            fuzzCheck(size <= limits.maxReplyBytes, "a reply of at least \(size) bytes (limit \(limits.maxReplyBytes))")
             outcome.replies.append(reply.description)
         }
     }
@@ -99,6 +102,24 @@ private func checkWithinLimits(_ value: RESPValue, _ limits: RESPLimits, depth: 
     }
     fuzzCheck(depth < limits.maxDepth, "aggregate at depth \(depth + 1), limit \(limits.maxDepth)")
     for child in children { checkWithinLimits(child, limits, depth: depth + 1) }
+}
+
+/// The least a reply counts against `maxReplyBytes`: each value's charge and its payload, which
+/// its wire bytes exceed (recursion is bounded by the depth limit).
+private func leastReplySize(_ value: RESPValue) -> Int {
+    let own = RESPLimits.bytesPerValue
+    switch value {
+    case .bulkString(let bytes), .bulkError(let bytes), .simpleString(let bytes), .simpleError(let bytes):
+        return own + bytes.count
+    case .verbatimString(_, let text):
+        return own + 4 + text.count
+    case .integer, .null, .boolean, .double, .bigNumber:
+        return own
+    case .array(let elements), .set(let elements), .push(let elements):
+        return elements.reduce(own) { $0 + leastReplySize($1) }
+    case .map(let entries):
+        return entries.reduce(own) { $0 + leastReplySize($1.key) + leastReplySize($1.value) }
+    }
 }
 
 /// A command made of the input's NUL-separated pieces and an integer derived from it must

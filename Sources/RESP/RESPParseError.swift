@@ -8,7 +8,7 @@ public struct RESPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidLength, negativeLength
         case invalidInteger, integerOverflow
         case invalidNull, invalidBoolean, invalidDouble, invalidBigNumber, invalidVerbatimString
-        case lineTooLong, bulkTooLong, aggregateTooLarge, nestingTooDeep
+        case lineTooLong, bulkTooLong, aggregateTooLarge, nestingTooDeep, replyTooLarge
     }
 
     private let code: Code
@@ -66,4 +66,6 @@ public struct RESPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         .aggregateTooLarge, "An aggregate's element count exceeds the configured limit.")
     public static let nestingTooDeep = RESPParseError(
         .nestingTooDeep, "Aggregates are nested deeper than the configured limit.")
+    public static let replyTooLarge = RESPParseError(
+        .replyTooLarge, "One reply's total size exceeds the configured limit.")
 }

@@ -8,7 +8,8 @@
 /// payload (`maxBulkLength`) or one line (`maxLineLength`) unconsumed.
 ///
 /// Nested aggregates live on an explicit stack of frames, never in recursion, and every length,
-/// count and depth is checked against `limits` before anything is allocated for it. After an
+/// count and depth is checked against `limits` before anything is allocated for it, as is the
+/// size of the reply so far (`RESPLimits.maxReplyBytes`) at each header. After an
 /// error the stream cannot be split into replies again: every later call throws the same error
 /// until `reset()`, for a new connection.
 public struct RESPReplyParser: Sendable {
@@ -35,6 +36,9 @@ public struct RESPReplyParser: Sendable {
     private var failure: RESPParseError?
     /// Whether bytes of the next reply were consumed: a header, elements, or an attribute.
     private var replyBegun = false
+    /// The size of the reply being parsed so far, as `RESPLimits.maxReplyBytes` counts it;
+    /// never above that limit.
+    private var replySize = 0
 
     public init(limits: RESPLimits = RESPLimits()) {
         self.limits = limits
@@ -68,6 +72,7 @@ public struct RESPReplyParser: Sendable {
         lineScanner.reset()
         failure = nil
         replyBegun = false
+        replySize = 0
     }
 
     private mutating func parseReply(
@@ -84,6 +89,7 @@ public struct RESPReplyParser: Sendable {
             case .value(let value):
                 guard let reply = close(with: value) else { continue }
                 replyBegun = false
+                replySize = 0
                 return (.reply(reply), offset)
             }
         }
@@ -122,8 +128,18 @@ public struct RESPReplyParser: Sendable {
         guard let line = try lineScanner.nextLine(in: input, from: offset, maxLength: limits.maxLineLength) else {
             return .needMoreData
         }
+        // Every value, aggregate and attribute has exactly one header line: charging the value
+        // here counts each once, before the header allocates anything.
+        try addToReplySize(line.upperBound + 2 - offset)
+        try addToReplySize(RESPLimits.bytesPerValue)
         offset = line.upperBound + 2
         return try readLine(type, UnsafeRawBufferPointer(rebasing: input[line]))
+    }
+
+    private mutating func addToReplySize(_ bytes: Int) throws(RESPParseError) {
+        // The size never exceeds the limit, so the subtraction cannot overflow where a sum could.
+        guard bytes <= limits.maxReplyBytes - replySize else { throw .replyTooLarge }
+        replySize += bytes
     }
 
     /// Interprets a complete header line (its content, after the type byte).
@@ -157,6 +173,9 @@ public struct RESPReplyParser: Sendable {
         else { return .value(.null) }
         // The format and its colon: a shorter verbatim string can never become valid.
         if kind == .verbatim && length < 4 { throw .invalidVerbatimString }
+        // The payload and its CRLF, before the caller buffers them.
+        try addToReplySize(length)
+        try addToReplySize(2)
         pendingBulk = PendingBulk(kind: kind, length: length)
         return .headerRead
     }

@@ -5,12 +5,26 @@ import RESP
 /// the consumed bytes are dropped once the buffer holds no complete reply, so one read of many
 /// replies shifts the buffer once.
 struct RedisReplyReader: Sendable {
+    /// Capacity the buffer keeps when its consumed bytes are dropped. Enough for the replies of
+    /// an ordinary read, so those never reallocate; a buffer grown past `shrinkAbove` by a large
+    /// reply is given back once drained, instead of staying with the connection for its whole
+    /// life.
+    static let keptCapacity = 64 << 10
+    /// Allocators round a reservation up, and a buffer a little over `keptCapacity` is not
+    /// worth a copy: only one beyond twice that is replaced, so a replaced buffer never is again.
+    static let shrinkAbove = 2 * keptCapacity
+
     private var parser: RESPReplyParser
     private var buffer: [UInt8] = []
     private var position = 0
 
     init(limits: RESPLimits) {
         parser = RESPReplyParser(limits: limits)
+    }
+
+    /// The buffer's capacity, so tests can see a large one given back.
+    var bufferCapacity: Int {
+        buffer.capacity
     }
 
     mutating func append(_ bytes: some Sequence<UInt8>) {
@@ -23,8 +37,7 @@ struct RedisReplyReader: Sendable {
         let step = try parser.parse(buffer, from: position)
         position += step.consumed
         guard case .reply(let reply) = step.event else {
-            buffer.removeFirst(position)
-            position = 0
+            dropConsumed()
             return nil
         }
         return reply
@@ -33,7 +46,22 @@ struct RedisReplyReader: Sendable {
     /// Forgets everything, for a new connection.
     mutating func reset() {
         parser.reset()
-        buffer.removeAll(keepingCapacity: true)
+        position = buffer.count
+        dropConsumed()
+    }
+
+    private mutating func dropConsumed() {
+        let unconsumed = buffer.count - position
+        if buffer.capacity > Self.shrinkAbove && unconsumed <= Self.keptCapacity {
+            // `removeFirst` and `removeAll(keepingCapacity:)` keep the storage: copy what is
+            // left into a modest buffer and let the large one go.
+            var smaller: [UInt8] = []
+            smaller.reserveCapacity(Self.keptCapacity)
+            smaller.append(contentsOf: buffer[position...])
+            buffer = smaller
+        } else {
+            buffer.removeFirst(position)
+        }
         position = 0
     }
 }

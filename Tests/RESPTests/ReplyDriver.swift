@@ -6,13 +6,29 @@ enum Feeding: Sendable, CustomTestStringConvertible {
     case whole
     case byteByByte
     case split(at: Int)
+    /// Pieces of 1 to 64 bytes, cut where a generator seeded with `seed` says: for inputs too
+    /// long to split at every offset.
+    case randomChunks(seed: UInt64)
 
     func pieces(of bytes: [UInt8]) -> [[UInt8]] {
         switch self {
         case .whole: [bytes]
         case .byteByByte: bytes.map { [$0] }
         case .split(let offset): [Array(bytes[..<offset]), Array(bytes[offset...])]
+        case .randomChunks(let seed): Self.randomPieces(of: bytes, seed: seed)
         }
+    }
+
+    private static func randomPieces(of bytes: [UInt8], seed: UInt64) -> [[UInt8]] {
+        var random = SplitMix64(seed: seed)
+        var pieces: [[UInt8]] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + Int.random(in: 1...64, using: &random))
+            pieces.append(Array(bytes[start..<end]))
+            start = end
+        }
+        return pieces
     }
 
     /// Whole, byte by byte, and split in two at every offset.
@@ -25,6 +41,7 @@ enum Feeding: Sendable, CustomTestStringConvertible {
         case .whole: "whole"
         case .byteByByte: "byte by byte"
         case .split(let offset): "split at \(offset)"
+        case .randomChunks(let seed): "random chunks, seed \(seed)"
         }
     }
 }

@@ -113,6 +113,23 @@ struct CommandPipelineTests {
         #expect(error.detail.contains("not a RESP type"))
     }
 
+    /// A reply too large as a whole is a protocol error like any other, even one owed to a
+    /// command that already timed out: the connection closes and nobody is left waiting.
+    @Test func replyOverTheSizeLimitClosesAndFailsPendingCommands() {
+        var configuration = testConfiguration
+        configuration.replyLimits = RESPLimits(maxReplyBytes: 4096)
+        var machine = readyCommandMachine(configuration: configuration)
+        let late = machine.get("late", deadline: ms(100), now: .zero)
+        let waiting = machine.get("w", deadline: ms(500), now: .zero)
+        #expect(machine.timerFired(now: ms(100)) == [.fail(late.id, .timedOut), .armTimer(at: ms(500))])
+        let actions = machine.received(wire("*1048576\r\n" + String(repeating: "*1\r\n_\r\n", count: 100)), now: ms(150))
+        #expect(actions == [
+            .close, .fail(waiting.id, .protocolError), .disconnected(.protocolError, reconnectAt: ms(250)), .armTimer(at: ms(250)),
+        ])
+        guard actions.count > 1, case .fail(_, let error) = actions[1] else { return }
+        #expect(error.detail.contains("total size"))
+    }
+
     @Test func replyNobodyAskedForIsAProtocolError() {
         var machine = readyCommandMachine()
         #expect(machine.received(wire("+OK\r\n"), now: ms(1))

@@ -74,6 +74,18 @@ struct SubscriberConnectionTests {
             == [.close, .disconnected(.protocolError, reconnectAt: ms(105)), .armTimer(at: ms(105))])
     }
 
+    @Test func messageOverTheReplySizeLimitClosesAndReconnects() {
+        var configuration = subscriberConfiguration
+        configuration.replyLimits = RESPLimits(maxReplyBytes: 4096)
+        var machine = SubscriberMachine(
+            url: plainURL, channels: ["pd:inv", "pd:all"], configuration: configuration, random: FixedRandom(value: .max))
+        _ = machine.start(now: .zero)
+        _ = machine.connected(now: .zero)
+        _ = machine.received(bothConfirmed, now: .zero)
+        #expect(machine.received(message("pd:inv", String(repeating: "p", count: 4096)), now: ms(5))
+            == [.close, .disconnected(.protocolError, reconnectAt: ms(105)), .armTimer(at: ms(105))])
+    }
+
     @Test func shutdownReportsTheEndOfTheSubscription() {
         var machine = subscribedMachine()
         #expect(machine.shutdown(now: ms(5)) == [.close, .disconnected(.shutdown, reconnectAt: nil), .cancelTimer])
