@@ -71,6 +71,27 @@ struct HTTPConnectionStateMachineTests {
         #expect(driver.timerDeadline == .seconds(10))
     }
 
+    /// RFC 9112 §2.2: a server ignores empty lines before a request. A CRLF after a request
+    /// (some clients send one) begins nothing, so the connection is idle; it counted as a request
+    /// begun, and got a 408 at the read timeout with nothing outstanding.
+    @Test func anEmptyLineAfterARequestLeavesTheConnectionIdle() {
+        var machine = HTTPConnectionStateMachine(configuration: {
+            var configuration = ServerConfiguration()
+            configuration.requestReadTimeout = .seconds(10)
+            configuration.idleTimeout = .seconds(60)
+            return configuration
+        }())
+        _ = Array((Self.get("/") + "\r\n").utf8).withUnsafeBytes { machine.received($0) }
+        let parsed = machine.parseNext(now: .zero)
+        _ = machine.dispatching()
+        _ = machine.takeRequest()
+        let answered = machine.answering(requestKeepAlive: true, draining: false)
+        let next = machine.parseNext(now: .seconds(1))
+        #expect(parsed == .request)
+        #expect(answered == .keepAlive)
+        #expect(next == .needMoreData(sendContinue: false, timer: .arm(after: .seconds(60))))
+    }
+
     /// The read timer of a request answered at once goes with it: the request pipelined behind
     /// it, begun in the same read, gets a whole read timeout from its own first byte.
     @Test func aPipelinedRequestGetsAReadTimeoutOfItsOwn() {
