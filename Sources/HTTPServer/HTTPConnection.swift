@@ -203,7 +203,7 @@ final class HTTPConnection {
     private static let crlf: [UInt8] = [13, 10]
 
     private func closeAfterWriting() {
-        timer.stop()
+        perform(machine.closeAfterWriting())
         stream.closeAfterFlush()
     }
 
@@ -243,7 +243,10 @@ final class HTTPConnection {
         case .arm(let delay):
             timer.start(after: delay) { [unowned self] in timerFired() }
         case .close:
-            forceClose()
+            // Output still queued means the client stopped taking it: a reset frees the socket
+            // and its buffers now, where a close leaves the kernel retrying a peer that does not
+            // read.
+            forceClose(resetting: stream.queuedWriteBytes > 0)
         case .requestTimedOut:
             refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
         }
@@ -279,17 +282,16 @@ final class HTTPConnection {
         ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
         answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
         write(response, method: head.method, version: head.version, keepAlive: false)
-        machine.closing()
         closeAfterWriting()
         return true
     }
 
-    func forceClose() {
+    func forceClose(resetting: Bool = false) {
         guard machine.state != .closed || !stream.isClosing else { return }
         machine.closing()
         handlerTask?.cancel()
         handlerTask = nil
-        stream.close()
+        if resetting { stream.reset() } else { stream.close() }
     }
 
     private func releaseRequestSlot() {

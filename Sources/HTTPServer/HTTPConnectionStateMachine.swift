@@ -1,10 +1,10 @@
 import HTTP1
 
 /// The rules of one server connection, without the socket: requests parsed as bytes arrive, one
-/// answered at a time and in order (pipelined ones wait in `inbound`), keep-alive, the read and
-/// idle timeouts, read backpressure and the shutdown rules. `HTTPConnection` feeds it events and
-/// does what it returns. Pure: time comes in as `now` on the server's time line, so the timeout
-/// rules are tested exactly, with no clock.
+/// answered at a time and in order (pipelined ones wait in `inbound`), keep-alive, the read, idle
+/// and write timeouts, read backpressure and the shutdown rules. `HTTPConnection` feeds it events
+/// and does what it returns. Pure: time comes in as `now` on the server's time line, so the
+/// timeout rules are tested exactly, with no clock.
 ///
 /// The actions are small enums of plain values: the request itself is taken with `takeRequest`
 /// (moved, not copied; a copy of a head retains each of its parts).
@@ -23,7 +23,7 @@ struct HTTPConnectionStateMachine {
     enum ParseAction: Equatable {
         /// A request is complete: `dispatching()`, then `takeRequest()`, and answer it.
         case request
-        /// The bytes were refused: answer the error's status, then close (`refused`).
+        /// The bytes were refused: answer the error's status, then `closeAfterWriting()`.
         case refuse(HTTPParseError)
         /// More bytes are needed: send `100 Continue` first when asked, and do as `timer` says.
         case needMoreData(sendContinue: Bool, timer: TimerAction)
@@ -44,9 +44,10 @@ struct HTTPConnectionStateMachine {
         case none
         /// Idle since later than the timer was armed for: wait out what is left.
         case arm(after: Duration)
-        /// Idle for the whole idle timeout: close.
+        /// Idle for the whole idle timeout, or output left untaken for the write timeout: close.
         case close
-        /// A request was not received within the read timeout: answer `408` (`refused`).
+        /// A request was not received within the read timeout: answer `408`, then
+        /// `closeAfterWriting()`.
         case requestTimedOut
     }
 
@@ -69,7 +70,7 @@ struct HTTPConnectionStateMachine {
     enum AnswerAction: Equatable {
         /// The connection stays open: write the answer, then parse what is buffered.
         case keepAlive
-        /// Write the answer with `Connection: close`, stop the timer, close once written.
+        /// Write the answer with `Connection: close`, then `closeAfterWriting()`.
         case close
         /// Nothing to write to (the connection closed meanwhile).
         case drop
@@ -78,11 +79,19 @@ struct HTTPConnectionStateMachine {
     /// Which timeout the timer is armed for.
     private enum TimerPurpose {
         case none, idle, request
+        /// The client has output to take before the connection can go on (`Timeouts.write`).
+        case write
     }
 
     struct Timeouts: Equatable {
         var requestRead: Duration
         var idle: Duration
+        /// How long a connection waits for the client to take its output: the last answer of a
+        /// closing connection. The idle timeout, not a setting of its own: a client that takes
+        /// nothing for as long as an idle connection may stay open is as gone as one that sends
+        /// nothing; and not the read timeout, which bounds sending one request, while the output
+        /// waiting may be a large answer or many pipelined ones.
+        var write: Duration
     }
 
     private(set) var state = State.awaitingHead
@@ -104,7 +113,8 @@ struct HTTPConnectionStateMachine {
 
     init(configuration: ServerConfiguration) {
         parser = HTTPRequestParser(limits: configuration.limits)
-        timeouts = Timeouts(requestRead: configuration.requestReadTimeout, idle: configuration.idleTimeout)
+        timeouts = Timeouts(
+            requestRead: configuration.requestReadTimeout, idle: configuration.idleTimeout, write: configuration.idleTimeout)
         maxBufferedInputBytes = configuration.maxBufferedInputBytes
         maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
     }
@@ -257,6 +267,9 @@ struct HTTPConnectionStateMachine {
             guard isReading else { return .none }
             state = .closed
             return .requestTimedOut
+        case .write:
+            closing()
+            return .close
         case .idle:
             // A request is being answered: no idle timeout meanwhile; the answer arms it again.
             guard isReading else { return .none }
@@ -283,6 +296,16 @@ struct HTTPConnectionStateMachine {
     mutating func drain() -> Bool {
         closesAfterAnswer = true
         return state == .awaitingHead && inbound.isEmpty
+    }
+
+    /// The connection's last answer (one that closes it, a refusal, a shutdown's `503`) is
+    /// handed to the socket, which closes once it is written: nothing more is read or answered.
+    /// The timer bounds the writing; without it a client that never reads kept the socket, its
+    /// output and a connection slot for ever, and a shutdown waited for it.
+    mutating func closeAfterWriting() -> TimerAction {
+        state = .closed
+        timerPurpose = .write
+        return .arm(after: timeouts.write)
     }
 
     /// The connection is closing (by any side, for any reason): nothing more is read or answered.

@@ -8,7 +8,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var limits = HTTPLimits()
     /// Time a client has, from the first byte of a request, to send its head and body (slowloris).
     public var requestReadTimeout: Duration = .seconds(10)
-    /// Time an idle keep-alive connection stays open.
+    /// Time an idle keep-alive connection stays open; also the time a client has to take output
+    /// the connection waits on (`HTTPConnectionStateMachine.Timeouts.write`).
     public var idleTimeout: Duration = .seconds(60)
     /// Connections beyond this are closed as soon as they are accepted.
     public var maxConnections = 10_000

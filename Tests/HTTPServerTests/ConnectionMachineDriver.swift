@@ -46,7 +46,7 @@ struct ConnectionMachineDriver {
             process()
         case .close:
             events.append("answered \(request.path), closing")
-            timerDeadline = nil
+            perform(machine.closeAfterWriting())
         case .drop:
             events.append("dropped \(request.path)")
         }
@@ -61,8 +61,10 @@ struct ConnectionMachineDriver {
             switch machine.timerFired(now: now) {
             case .none: break
             case .arm(let delay): timerDeadline = now + delay
-            case .close: events.append("closed idle at \(now)")
-            case .requestTimedOut: events.append("408 at \(now)")
+            case .close: events.append("closed at \(now)")
+            case .requestTimedOut:
+                events.append("408 at \(now)")
+                perform(machine.closeAfterWriting())
             }
         }
         now = time
@@ -78,7 +80,7 @@ struct ConnectionMachineDriver {
                 if let request { events.append("request \(request.path)") }
             case .refuse(let error):
                 events.append("refused \(error.status.code)")
-                timerDeadline = nil
+                perform(machine.closeAfterWriting())
                 return
             case .needMoreData(let sendContinue, let timer):
                 sentContinue = sentContinue || sendContinue

@@ -39,12 +39,68 @@ struct HTTPConnectionStateMachineTests {
         ("GET / HTTP/1.1\r\nHost: t\r\n\r\n", true),
     ])
     func keepAliveFollowsTheRequest(request: String, keepsAlive: Bool) {
-        var driver = ConnectionMachineDriver()
+        var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(60) }
         driver.receive(request)
+        driver.advance(to: .seconds(1))
         driver.answer()
         #expect(driver.events.last == (keepsAlive ? "answered /" : "answered /, closing"))
         #expect(driver.state == (keepsAlive ? .awaitingHead : .closed))
-        #expect(keepsAlive == (driver.timerDeadline != nil), "a closing connection stops its timer")
+        // Kept alive: the idle timer armed at the start, which counts from the answer when it
+        // fires. Closing: the bound on writing the last answer, from the answer.
+        #expect(driver.timerDeadline == (keepsAlive ? .seconds(60) : .seconds(61)))
+    }
+
+    enum LastAnswer: CaseIterable {
+        case connectionClose, refusal, readTimeout
+    }
+
+    /// A connection's last answer (to `Connection: close`, a refusal, a 408) has the idle timeout
+    /// to be taken by the client, then the connection closes. Closing used to stop the timer: a
+    /// client that never read kept the socket, its output and a connection slot for ever, and a
+    /// shutdown waited for it.
+    @Test(arguments: LastAnswer.allCases)
+    func aLastAnswerNotTakenWithinTheIdleTimeoutClosesTheConnection(_ last: LastAnswer) {
+        var driver = ConnectionMachineDriver {
+            $0.requestReadTimeout = .seconds(2)
+            $0.idleTimeout = .seconds(5)
+        }
+        driver.advance(to: .seconds(1))
+        switch last {
+        case .connectionClose:
+            driver.receive(Self.get("/", "Connection: close\r\n"))
+            driver.advance(to: .seconds(3))
+            driver.answer()
+        case .refusal:
+            driver.advance(to: .seconds(3))
+            driver.receive("GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+        case .readTimeout:
+            driver.receive("GET / HT")
+            driver.advance(to: .seconds(3))
+        }
+        #expect(driver.state == .closed)
+        #expect(driver.timerDeadline == .seconds(8))
+        driver.advance(to: .seconds(8) - .nanoseconds(1))
+        #expect(driver.events.last?.hasPrefix("closed") == false)
+        driver.advance(to: .seconds(8))
+        #expect(driver.events.last == "closed at 8.0 seconds")
+    }
+
+    @Test func aClosingAnswerArmsADeadlineThatCloses() {
+        var machine = HTTPConnectionStateMachine(configuration: {
+            var configuration = ServerConfiguration()
+            configuration.idleTimeout = .seconds(5)
+            return configuration
+        }())
+        _ = Array(Self.get("/", "Connection: close\r\n").utf8).withUnsafeBytes { machine.received($0) }
+        _ = machine.parseNext(now: .zero)
+        _ = machine.dispatching()
+        _ = machine.takeRequest()
+        let answered = machine.answering(requestKeepAlive: false, draining: false)
+        let timer = machine.closeAfterWriting()
+        let fired = machine.timerFired(now: .seconds(5))
+        #expect(answered == .close)
+        #expect(timer == .arm(after: .seconds(5)))
+        #expect(fired == .close)
     }
 
     @Test func aRequestNotReceivedWithinTheReadTimeoutGets408FromItsFirstByte() {
@@ -124,7 +180,7 @@ struct HTTPConnectionStateMachineTests {
         driver.advance(to: .milliseconds(2900) - .nanoseconds(1))
         #expect(driver.state == .awaitingHead)
         driver.advance(to: .milliseconds(2900))
-        #expect(driver.events.last == "closed idle at 2.9 seconds")
+        #expect(driver.events.last == "closed at 2.9 seconds")
         #expect(driver.state == .closed)
     }
 
@@ -148,13 +204,13 @@ struct HTTPConnectionStateMachineTests {
         driver.answer()
         #expect(driver.timerDeadline == .seconds(4))
         driver.advance(to: .seconds(4))
-        #expect(driver.events == ["request /held", "answered /held", "closed idle at 4.0 seconds"])
+        #expect(driver.events == ["request /held", "answered /held", "closed at 4.0 seconds"])
     }
 
     @Test func aFreshConnectionThatSendsNothingClosesAfterTheIdleTimeout() {
         var driver = ConnectionMachineDriver { $0.idleTimeout = .seconds(60) }
         driver.advance(to: .seconds(120))
-        #expect(driver.events == ["closed idle at 60.0 seconds"])
+        #expect(driver.events == ["closed at 60.0 seconds"])
     }
 
     @Test func tooManyBytesWaitingBehindAnAnswerStopReading() {
