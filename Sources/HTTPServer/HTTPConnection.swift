@@ -203,15 +203,20 @@ final class HTTPConnection {
     private static let crlf: [UInt8] = [13, 10]
 
     private func closeAfterWriting() {
-        perform(machine.closeAfterWriting())
+        perform(machine.closeAfterWriting(now: time.now))
         stream.closeAfterFlush()
     }
 
     private func resumeReadingIfPossible() {
-        switch machine.readingAfterWrite(queuedOutputBytes: stream.queuedWriteBytes) {
-        case .start: stream.startReading()
-        case .stop: stream.stopReading()
-        case .none: break
+        switch machine.readingAfterWrite(queuedOutputBytes: stream.queuedWriteBytes, now: time.now) {
+        case .start(let timerAction):
+            stream.startReading()
+            perform(timerAction)
+        case .stop(let timerAction):
+            stream.stopReading()
+            perform(timerAction)
+        case .none:
+            break
         }
     }
 

@@ -23,7 +23,7 @@ struct HTTPConnectionStateMachine {
     enum ParseAction: Equatable {
         /// A request is complete: `dispatching()`, then `takeRequest()`, and answer it.
         case request
-        /// The bytes were refused: answer the error's status, then `closeAfterWriting()`.
+        /// The bytes were refused: answer the error's status, then `closeAfterWriting(now:)`.
         case refuse(HTTPParseError)
         /// More bytes are needed: send `100 Continue` first when asked, and do as `timer` says.
         case needMoreData(sendContinue: Bool, timer: TimerAction)
@@ -42,12 +42,13 @@ struct HTTPConnectionStateMachine {
     /// What the timer firing means.
     enum TimerFiredAction: Equatable {
         case none
-        /// Idle since later than the timer was armed for: wait out what is left.
+        /// Not due yet (idle since later than the timer was armed for, or a write deadline
+        /// ahead): wait out what is left.
         case arm(after: Duration)
         /// Idle for the whole idle timeout, or output left untaken for the write timeout: close.
         case close
         /// A request was not received within the read timeout: answer `408`, then
-        /// `closeAfterWriting()`.
+        /// `closeAfterWriting(now:)`.
         case requestTimedOut
     }
 
@@ -61,16 +62,18 @@ struct HTTPConnectionStateMachine {
         case stopReading
     }
 
-    /// Whether to read, once output was written.
+    /// Whether to read, once output was written, and what that does to the timer.
     enum ReadingAction: Equatable {
-        case none, start, stop
+        case none
+        case start(timer: TimerAction)
+        case stop(timer: TimerAction)
     }
 
     /// How an answer ends.
     enum AnswerAction: Equatable {
         /// The connection stays open: write the answer, then parse what is buffered.
         case keepAlive
-        /// Write the answer with `Connection: close`, then `closeAfterWriting()`.
+        /// Write the answer with `Connection: close`, then `closeAfterWriting(now:)`.
         case close
         /// Nothing to write to (the connection closed meanwhile).
         case drop
@@ -87,7 +90,8 @@ struct HTTPConnectionStateMachine {
         var requestRead: Duration
         var idle: Duration
         /// How long a connection waits for the client to take its output: the last answer of a
-        /// closing connection. The idle timeout, not a setting of its own: a client that takes
+        /// closing connection, or output queued past the limit while reading is paused. The idle
+        /// timeout, not a setting of its own: a client that takes
         /// nothing for as long as an idle connection may stay open is as gone as one that sends
         /// nothing; and not the read timeout, which bounds sending one request, while the output
         /// waiting may be a large answer or many pipelined ones.
@@ -110,6 +114,13 @@ struct HTTPConnectionStateMachine {
     /// When the connection last became idle. The idle timer is not re-armed per request (two
     /// timer-heap operations per answer): when it fires it checks this.
     private var idleSince = Duration.zero
+    /// When the read timeout of the request being received ends.
+    private var requestDeadline = Duration.zero
+    /// When the client must have taken the output the connection waits on.
+    private var writeDeadline = Duration.zero
+    /// Since when reading has been paused because the client leaves too much output untaken;
+    /// nil while reading.
+    private var readingPausedSince: Duration?
 
     init(configuration: ServerConfiguration) {
         parser = HTTPRequestParser(limits: configuration.limits)
@@ -121,6 +132,12 @@ struct HTTPConnectionStateMachine {
 
     /// Whether requests are being read (not answered, not closed).
     var isReading: Bool { state == .awaitingHead || state == .readingBody }
+
+    /// Whether a request has begun arriving and is not complete yet. The parser consumes whole
+    /// lines: a request whose lines so far came complete has begun with nothing left in `inbound`.
+    var isReceivingRequest: Bool {
+        state == .readingBody || (state == .awaitingHead && (!inbound.isEmpty || parser.hasBegunMessage))
+    }
 
     // MARK: Input
 
@@ -230,11 +247,29 @@ struct HTTPConnectionStateMachine {
     }
 
     /// The kernel took queued output (or an answer was just written): read on unless too much
-    /// output is still waiting. Mutating though it changes nothing: called on the shell's stored
-    /// machine, a non-mutating method copied the whole machine (a retain per buffer it holds).
-    mutating func readingAfterWrite(queuedOutputBytes: Int) -> ReadingAction {
+    /// output is still waiting. While reading is paused for that, the client is not late with a
+    /// request (its bytes may wait unread in the kernel): the read or idle timer gives way to the
+    /// write timeout, which bounds the client leaving our output untaken, and a read timeout
+    /// goes on with what it had left once reading resumes. `now` is read only then.
+    mutating func readingAfterWrite(queuedOutputBytes: Int, now: @autoclosure () -> Duration) -> ReadingAction {
         guard isReading else { return .none }
-        return queuedOutputBytes > maxQueuedOutputBytes ? .stop : .start
+        let tooMuchQueued = queuedOutputBytes > maxQueuedOutputBytes
+        guard let pausedSince = readingPausedSince else {
+            guard tooMuchQueued else { return .start(timer: .none) }
+            let now = now()
+            readingPausedSince = now
+            return .stop(timer: armWriteTimer(now: now))
+        }
+        guard !tooMuchQueued else { return .stop(timer: .none) }
+        readingPausedSince = nil
+        let now = now()
+        guard isReceivingRequest else {
+            timerPurpose = .none
+            return .start(timer: armTimer(now: now))
+        }
+        requestDeadline += now - pausedSince
+        timerPurpose = .request
+        return .start(timer: .arm(after: max(requestDeadline - now, .zero)))
     }
 
     // MARK: Timers
@@ -243,12 +278,12 @@ struct HTTPConnectionStateMachine {
     /// move `idleSince`). A request begun: the read timeout, counted from its first byte and not
     /// restarted by later bytes (a trickling client loses).
     mutating func armTimer(now: Duration) -> TimerAction {
-        guard isReading else { return .none }
-        // The parser consumes whole lines: a request whose lines so far came complete has begun
-        // with nothing left in `inbound`.
-        if state == .readingBody || !inbound.isEmpty || parser.hasBegunMessage {
+        // Paused for output, the write timeout runs (`readingAfterWrite`).
+        guard isReading, readingPausedSince == nil else { return .none }
+        if isReceivingRequest {
             guard timerPurpose != .request else { return .none }
             timerPurpose = .request
+            requestDeadline = now + timeouts.requestRead
             return .arm(after: timeouts.requestRead)
         }
         idleSince = now
@@ -268,6 +303,10 @@ struct HTTPConnectionStateMachine {
             state = .closed
             return .requestTimedOut
         case .write:
+            guard now >= writeDeadline else {
+                timerPurpose = .write
+                return .arm(after: writeDeadline - now)
+            }
             closing()
             return .close
         case .idle:
@@ -302,9 +341,14 @@ struct HTTPConnectionStateMachine {
     /// handed to the socket, which closes once it is written: nothing more is read or answered.
     /// The timer bounds the writing; without it a client that never reads kept the socket, its
     /// output and a connection slot for ever, and a shutdown waited for it.
-    mutating func closeAfterWriting() -> TimerAction {
+    mutating func closeAfterWriting(now: Duration) -> TimerAction {
         state = .closed
+        return armWriteTimer(now: now)
+    }
+
+    private mutating func armWriteTimer(now: Duration) -> TimerAction {
         timerPurpose = .write
+        writeDeadline = now + timeouts.write
         return .arm(after: timeouts.write)
     }
 

@@ -46,9 +46,23 @@ struct ConnectionMachineDriver {
             process()
         case .close:
             events.append("answered \(request.path), closing")
-            perform(machine.closeAfterWriting())
+            perform(machine.closeAfterWriting(now: now))
         case .drop:
             events.append("dropped \(request.path)")
+        }
+    }
+
+    /// Output was written, and `queuedOutputBytes` of it still wait for the client to take it.
+    mutating func wrote(queuedOutputBytes: Int) {
+        switch machine.readingAfterWrite(queuedOutputBytes: queuedOutputBytes, now: now) {
+        case .start(let timer):
+            readingStopped = false
+            perform(timer)
+        case .stop(let timer):
+            readingStopped = true
+            perform(timer)
+        case .none:
+            break
         }
     }
 
@@ -64,7 +78,7 @@ struct ConnectionMachineDriver {
             case .close: events.append("closed at \(now)")
             case .requestTimedOut:
                 events.append("408 at \(now)")
-                perform(machine.closeAfterWriting())
+                perform(machine.closeAfterWriting(now: now))
             }
         }
         now = time
@@ -80,7 +94,7 @@ struct ConnectionMachineDriver {
                 if let request { events.append("request \(request.path)") }
             case .refuse(let error):
                 events.append("refused \(error.status.code)")
-                perform(machine.closeAfterWriting())
+                perform(machine.closeAfterWriting(now: now))
                 return
             case .needMoreData(let sendContinue, let timer):
                 sentContinue = sentContinue || sendContinue

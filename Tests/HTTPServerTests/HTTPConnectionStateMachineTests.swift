@@ -2,9 +2,9 @@ import HTTP1
 @testable import HTTPServer
 import Testing
 
-/// A server connection's rules (keep-alive, pipelining, the read and idle timeouts, backpressure,
-/// shutdown), stepped with bytes and times as plain values: each timing rule holds exactly, with
-/// no window for a slow host.
+/// A server connection's rules (keep-alive, pipelining, the read, idle and write timeouts,
+/// backpressure, shutdown), stepped with bytes and times as plain values: each timing rule holds
+/// exactly, with no window for a slow host.
 @Suite("Server connection state machine")
 struct HTTPConnectionStateMachineTests {
     private static func get(_ path: String, _ fields: String = "") -> String {
@@ -96,7 +96,7 @@ struct HTTPConnectionStateMachineTests {
         _ = machine.dispatching()
         _ = machine.takeRequest()
         let answered = machine.answering(requestKeepAlive: false, draining: false)
-        let timer = machine.closeAfterWriting()
+        let timer = machine.closeAfterWriting(now: .zero)
         let fired = machine.timerFired(now: .seconds(5))
         #expect(answered == .close)
         #expect(timer == .arm(after: .seconds(5)))
@@ -228,15 +228,65 @@ struct HTTPConnectionStateMachineTests {
             configuration.maxQueuedOutputBytes = 100
             return configuration
         }())
-        let overQueued = machine.readingAfterWrite(queuedOutputBytes: 101)
-        let atLimit = machine.readingAfterWrite(queuedOutputBytes: 100)
-        #expect(overQueued == .stop)
-        #expect(atLimit == .start)
+        let overQueued = machine.readingAfterWrite(queuedOutputBytes: 101, now: .zero)
+        let stillOver = machine.readingAfterWrite(queuedOutputBytes: 101, now: .zero)
+        let atLimit = machine.readingAfterWrite(queuedOutputBytes: 100, now: .seconds(1))
+        let reading = machine.readingAfterWrite(queuedOutputBytes: 0, now: .seconds(1))
+        #expect(overQueued == .stop(timer: .arm(after: .seconds(60))), "the write timeout")
+        #expect(stillOver == .stop(timer: .none))
+        #expect(atLimit == .start(timer: .arm(after: .seconds(60))), "idle again")
+        #expect(reading == .start(timer: .none))
         _ = Array(Self.get("/a").utf8).withUnsafeBytes { machine.received($0) }
         let parsed = machine.parseNext(now: .zero)
-        let whileAnswering = machine.readingAfterWrite(queuedOutputBytes: 0)
+        let whileAnswering = machine.readingAfterWrite(queuedOutputBytes: 0, now: .zero)
         #expect(parsed == .request)
         #expect(whileAnswering == .none, "answering: reading resumes after the answer")
+    }
+
+    /// While reading is paused because the client leaves too much output untaken, the client is
+    /// not the one late with its request: the read timeout stops, and goes on with what it had
+    /// left once reading resumes. It kept running, and gave a 408 for a request that waited
+    /// unread in the server's receive queue.
+    @Test func theReadTimeoutStopsWhileReadingIsPausedForOutput() {
+        var driver = ConnectionMachineDriver {
+            $0.requestReadTimeout = .seconds(10)
+            $0.idleTimeout = .seconds(60)
+            $0.maxQueuedOutputBytes = 1 << 20
+        }
+        driver.receive(Self.get("/a") + "GET /b HTTP/1.1\r\nHo")
+        driver.advance(to: .seconds(1))
+        driver.answer()
+        #expect(driver.timerDeadline == .seconds(11), "the read timeout of /b")
+        driver.advance(to: .seconds(2))
+        driver.wrote(queuedOutputBytes: 2 << 20)
+        #expect(driver.readingStopped)
+        let early = driver.machine.timerFired(now: .seconds(10))
+        #expect(early == .arm(after: .seconds(52)), "only the write timeout runs while paused")
+        driver.advance(to: .seconds(30))
+        #expect(driver.events == ["request /a", "answered /a"], "no 408 while reading is paused")
+        driver.wrote(queuedOutputBytes: 0)
+        #expect(!driver.readingStopped)
+        #expect(driver.timerDeadline == .seconds(39), "the 9 s the read timeout had left")
+        driver.receive("st: t\r\n\r\n")
+        driver.answer()
+        #expect(driver.events == ["request /a", "answered /a", "request /b", "answered /b"])
+    }
+
+    /// What bounds a pause is the client not taking its output: the write timeout.
+    @Test func aPauseForOutputTheClientNeverTakesEndsAtTheWriteTimeout() {
+        var driver = ConnectionMachineDriver {
+            $0.requestReadTimeout = .seconds(10)
+            $0.idleTimeout = .seconds(60)
+            $0.maxQueuedOutputBytes = 1 << 20
+        }
+        driver.receive(Self.get("/a") + "GET /b HTTP/1.1\r\nHo")
+        driver.answer()
+        driver.advance(to: .seconds(2))
+        driver.wrote(queuedOutputBytes: 2 << 20)
+        #expect(driver.timerDeadline == .seconds(62))
+        driver.advance(to: .seconds(62))
+        #expect(driver.events == ["request /a", "answered /a", "closed at 62.0 seconds"])
+        #expect(driver.state == .closed)
     }
 
     @Test func expectContinueIsAnsweredOnlyWhenTheBodyHasNotCome() {
