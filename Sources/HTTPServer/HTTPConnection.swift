@@ -78,7 +78,7 @@ final class HTTPConnection {
             case .request:
                 dispatch()
             case .refuse(let error):
-                refuse(ProblemDetails(status: error.status, detail: error.detail), source: .malformedRequest)
+                refuse(ProblemDetails(status: error.status, detail: error.detail).response(), source: .malformedRequest)
             case .needMoreData(let sendContinue, let timerAction):
                 if sendContinue { stream.write(Self.continueLine) }
                 perform(timerAction)
@@ -220,11 +220,12 @@ final class HTTPConnection {
         }
     }
 
-    /// The HTTP layer's own answer (a refused or timed-out request): observed like any other,
-    /// then the connection closes. The head is there when the refusal came after it (a body too
-    /// large, a bad chunk), so the client's request id and method are known.
-    private func refuse(_ problem: ProblemDetails, source: AnsweredRequest.Source) {
-        var response = problem.response()
+    /// The HTTP layer's own answer (a refused or timed-out request, one still arriving when a
+    /// shutdown ends): observed like any other, then the connection closes. The head is there
+    /// when the refusal came after it (a body too large, a bad chunk), so the client's request
+    /// id and method are known.
+    private func refuse(_ response: consuming HTTPResponse, source: AnsweredRequest.Source) {
+        var response = consume response
         let head = machine.takeRefusedHead()
         answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
         write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
@@ -253,7 +254,7 @@ final class HTTPConnection {
             // read.
             forceClose(resetting: stream.queuedWriteBytes > 0)
         case .requestTimedOut:
-            refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
+            refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time.").response(), source: .readTimeout)
         }
     }
 
@@ -265,16 +266,21 @@ final class HTTPConnection {
         forceClose()
     }
 
-    /// Shutdown began: idle connections close now, a busy one after its answer.
+    /// Shutdown began: idle connections close now, a busy one (a request begun) after its answer.
     func drain() {
         if machine.drain() { forceClose() }
     }
 
     /// The end of a shutdown's grace period: a request whose handler is still running (nothing
     /// of its answer is written yet) is answered `503` with `Connection: close` instead of an
-    /// empty reply, and the handler is cancelled. Any other connection just closes. Returns
-    /// whether a request was cut short.
+    /// empty reply, and the handler is cancelled; so is a request still arriving (its head begun
+    /// or its body being read), which the drain kept open for it. Any other connection just
+    /// closes. Returns whether a request was cut short.
     func cutShort() -> Bool {
+        if machine.isReceivingRequest {
+            refuse(Self.cutShortResponse(), source: .shutdown)
+            return true
+        }
         guard machine.state == .responding, let (head, context) = awaitingHandler.take() else {
             forceClose()
             return false
@@ -282,13 +288,17 @@ final class HTTPConnection {
         handlerTask?.cancel()
         handlerTask = nil
         releaseRequestSlot()
-        var response = ProblemDetails(
-            status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
-        ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
+        var response = Self.cutShortResponse()
         answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
         write(response, method: head.method, version: head.version, keepAlive: false)
         closeAfterWriting()
         return true
+    }
+
+    private static func cutShortResponse() -> HTTPResponse {
+        ProblemDetails(
+            status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
+        ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
     }
 
     func forceClose(resetting: Bool = false) {

@@ -330,11 +330,12 @@ struct HTTPConnectionStateMachine {
 
     // MARK: Closing
 
-    /// Shutdown began: returns true when the connection should close now (idle, nothing
-    /// buffered); a busy one closes after its answer.
+    /// Shutdown began: returns true when the connection should close now (idle: no request
+    /// begun); a busy one closes after its answer. A request still arriving counts as busy even
+    /// with nothing buffered: the parser has consumed its first lines.
     mutating func drain() -> Bool {
         closesAfterAnswer = true
-        return state == .awaitingHead && inbound.isEmpty
+        return state == .awaitingHead && !isReceivingRequest
     }
 
     /// The connection's last answer (one that closes it, a refusal, a shutdown's `503`) is

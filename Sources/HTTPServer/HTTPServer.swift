@@ -101,7 +101,9 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
     /// is left. Idle keep-alive connections close at once; busy ones close after their answer
     /// (and after the pipelined requests they had already received). A request still waiting for
-    /// its handler when the grace period ends is answered `503` with `Connection: close`.
+    /// its handler, or still arriving, when the grace period ends is answered `503` with
+    /// `Connection: close`; a client that does not take that answer is cut off after the idle
+    /// timeout, so no client holds the shutdown longer.
     /// - Returns: how many requests were cut short that way.
     @discardableResult
     public func shutdown(grace: Duration) async -> Int {

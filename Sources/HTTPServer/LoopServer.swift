@@ -55,7 +55,7 @@ final class LoopServer {
     }
 
     /// Closes every connection (the end of the grace period): a request still waiting for its
-    /// handler gets a `503` first. Returns how many did.
+    /// handler, or still arriving, gets a `503` first. Returns how many did.
     func closeAll() -> Int {
         var cutShort = 0
         for connection in connections.values where connection.cutShort() { cutShort += 1 }

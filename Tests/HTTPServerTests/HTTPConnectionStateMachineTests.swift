@@ -336,6 +336,27 @@ struct HTTPConnectionStateMachineTests {
         #expect(driver.state == .closed)
     }
 
+    /// The parser consumes whole lines, so a request whose first lines came complete leaves
+    /// nothing in `inbound`: the connection looked idle, and a shutdown closed it unanswered.
+    @Test func drainingKeepsARequestWhoseHeadHasBegun() {
+        var driver = ConnectionMachineDriver()
+        driver.receive("GET /a HTTP/1.1\r\nHost: t\r\n")
+        #expect(driver.machine.inbound.isEmpty)
+        let closesNow = driver.machine.drain()
+        #expect(!closesNow)
+        driver.receive("\r\n")
+        driver.answer()
+        #expect(driver.events == ["request /a", "answered /a, closing"])
+    }
+
+    @Test func drainingClosesAConnectionThatReceivedOnlyEmptyLines() {
+        var driver = ConnectionMachineDriver()
+        driver.receive(Self.get("/a") + "\r\n")
+        driver.answer()
+        let closesNow = driver.machine.drain()
+        #expect(closesNow)
+    }
+
     @Test func theServerDrainingEndsTheConnectionWithItsNextAnswer() {
         var driver = ConnectionMachineDriver()
         driver.receive(Self.get("/a"))

@@ -133,6 +133,34 @@ struct ServerShutdownTests {
         #expect(answers.first?.0 == 503)
         #expect(answers.first?.1 == .shutdown)
     }
+
+    /// A request still arriving when the grace period ends (here its body) gets the same 503,
+    /// with its request's head when that is in; it was closed with no answer.
+    @Test func graceExpiryAnswersARequestStillArriving503() async throws {
+        let observed = Locked<[(Int, String?, AnsweredRequest.Source)]>([])
+        let time = ManualTimeSource()
+        try await withServer(time: time, routes: standardRoutes, answered: { response, request in
+            observed.withLock { $0.append((response.status.code, request.head?.path, request.source)) }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            _ = try await client.readInterim()
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            await time.waitForSleepers()
+            time.advance(by: .seconds(30))
+            #expect(await shutdown.value == 1)
+            let answer = try await client.readResponse(method: .post)
+            #expect(answer.status == 503)
+            #expect(answer.header("Connection") == "close")
+            #expect(answer.header("Retry-After") == "1")
+            #expect(try await client.readsEndOfStream())
+        }
+        let answers = observed.withLock { $0 }
+        #expect(answers.count == 1)
+        #expect(answers.first?.0 == 503)
+        #expect(answers.first?.1 == "/echo")
+        #expect(answers.first?.2 == .shutdown)
+    }
 }
 
 /// A shutdown waits for the answers it gives to be written, but not for ever.
@@ -190,6 +218,28 @@ struct ShutdownPipelineTests {
             #expect(second.header("Connection") == "close")
             #expect(try await client.readsEndOfStream())
             _ = await shutdown.value
+        }
+    }
+
+    /// A request whose head had begun arriving (its lines consumed, nothing left buffered) when
+    /// the shutdown began is answered like any request received; it was closed unanswered.
+    @Test func aRequestWhoseHeadHadBegunIsAnswered() async throws {
+        let time = ManualTimeSource()
+        try await withServer(time: time, routes: standardRoutes) { server, port in
+            let client = try await RawClient.connect(port: port)
+            // Parsed in the read that answers /echo/1, so before the shutdown's drain.
+            try await client.send("GET /echo/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /echo/2 HTTP/1.1\r\nHost: t\r\n")
+            #expect(try await client.readResponse().text == "1")
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            // The grace period begins once every connection was told to drain; a shutdown that
+            // closed this one has none.
+            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            try await client.send("\r\n")
+            let second = try await client.readResponse()
+            #expect(second.text == "2")
+            #expect(second.header("Connection") == "close")
+            #expect(try await client.readsEndOfStream())
+            #expect(await shutdown.value == 0)
         }
     }
 
