@@ -261,7 +261,10 @@ final class HTTPConnection {
     // MARK: Closing
 
     /// The client closed its side. An answer in progress is abandoned: the client cannot be
-    /// waiting for it, and its upstream work should stop.
+    /// waiting for it, and its upstream work should stop. By design this includes a half-close
+    /// (`SHUT_WR`) right after a request: end of stream is taken as the client leaving, as
+    /// nginx takes it, so a route that answers later gives that request no answer (one answered
+    /// at once is written before the end of stream is read).
     private func peerClosed() {
         forceClose()
     }
