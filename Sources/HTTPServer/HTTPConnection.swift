@@ -277,25 +277,36 @@ final class HTTPConnection {
     /// The end of a shutdown's grace period: a request whose handler is still running (nothing
     /// of its answer is written yet) is answered `503` with `Connection: close` instead of an
     /// empty reply, and the handler is cancelled; so is a request still arriving (its head begun
-    /// or its body being read), which the drain kept open for it. Any other connection just
-    /// closes. Returns whether a request was cut short.
+    /// or its body being read), which the drain kept open for it. Any other connection closes
+    /// once its queued output is written. Whatever is still to be written, those `503`s too, has
+    /// the machine's short bound after the grace period, not the write timeout. Returns whether
+    /// a request was cut short.
     func cutShort() -> Bool {
-        if machine.isReceivingRequest {
+        guard !stream.isClosing else { return false }
+        switch machine.graceEnded(now: time.now) {
+        case .refuseRequestArriving:
             refuse(Self.cutShortResponse(), source: .shutdown)
             return true
-        }
-        guard machine.state == .responding, let (head, context) = awaitingHandler.take() else {
-            forceClose()
+        case .cutShortAnswer:
+            guard let (head, context) = awaitingHandler.take() else {
+                closeAfterWriting()
+                return false
+            }
+            handlerTask?.cancel()
+            handlerTask = nil
+            releaseRequestSlot()
+            var response = Self.cutShortResponse()
+            answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
+            write(response, method: head.method, version: head.version, keepAlive: false)
+            closeAfterWriting()
+            return true
+        case .closeAfterWriting(let timerAction):
+            // Closing at once discarded an answer still queued, such as a last one given during
+            // the grace period to a client reading slowly.
+            perform(timerAction)
+            stream.closeAfterFlush()
             return false
         }
-        handlerTask?.cancel()
-        handlerTask = nil
-        releaseRequestSlot()
-        var response = Self.cutShortResponse()
-        answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
-        write(response, method: head.method, version: head.version, keepAlive: false)
-        closeAfterWriting()
-        return true
     }
 
     private static func cutShortResponse() -> HTTPResponse {

@@ -39,6 +39,18 @@ struct HTTPConnectionStateMachine {
         case stop
     }
 
+    /// What the end of a shutdown's grace period does to the connection.
+    enum GraceEndAction: Equatable {
+        /// A request is still arriving: answer it `503`, then `closeAfterWriting(now:)`.
+        case refuseRequestArriving
+        /// A request is being answered: when its handler has not answered yet, answer `503` in
+        /// its place, then `closeAfterWriting(now:)`.
+        case cutShortAnswer
+        /// Nothing is left to answer: close once the output already queued is written, or when
+        /// the timer fires.
+        case closeAfterWriting(timer: TimerAction)
+    }
+
     /// What the timer firing means.
     enum TimerFiredAction: Equatable {
         case none
@@ -96,6 +108,9 @@ struct HTTPConnectionStateMachine {
         /// nothing; and not the read timeout, which bounds sending one request, while the output
         /// waiting may be a large answer or many pipelined ones.
         var write: Duration
+        /// How long, once a shutdown's grace period has ended, the connection may still take to
+        /// write what it was given (`ServerConfiguration.shutdownWriteTimeout`).
+        var afterGrace: Duration
     }
 
     private(set) var state = State.awaitingHead
@@ -121,11 +136,15 @@ struct HTTPConnectionStateMachine {
     /// Since when reading has been paused because the client leaves too much output untaken;
     /// nil while reading.
     private var readingPausedSince: Duration?
+    /// Once a shutdown's grace period has ended, when the connection closes whatever it still has
+    /// to write: no write deadline is later.
+    private var graceEndDeadline: Duration?
 
     init(configuration: ServerConfiguration) {
         parser = HTTPRequestParser(limits: configuration.limits)
         timeouts = Timeouts(
-            requestRead: configuration.requestReadTimeout, idle: configuration.idleTimeout, write: configuration.idleTimeout)
+            requestRead: configuration.requestReadTimeout, idle: configuration.idleTimeout, write: configuration.idleTimeout,
+            afterGrace: configuration.shutdownWriteTimeout)
         maxBufferedInputBytes = configuration.maxBufferedInputBytes
         maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
     }
@@ -347,10 +366,25 @@ struct HTTPConnectionStateMachine {
         return armWriteTimer(now: now)
     }
 
+    /// The end of a shutdown's grace period: the connection says what it still has to answer,
+    /// and from now on none of its output waits past `Timeouts.afterGrace` (an answer queued
+    /// before, or the `503` it is about to write). Without that bound a client that never reads
+    /// held the shutdown for the whole write timeout, the idle timeout, after the grace period.
+    mutating func graceEnded(now: Duration) -> GraceEndAction {
+        closesAfterAnswer = true
+        graceEndDeadline = now + timeouts.afterGrace
+        if isReceivingRequest { return .refuseRequestArriving }
+        if state == .responding { return .cutShortAnswer }
+        if state == .closed, timerPurpose == .write, writeDeadline <= now + timeouts.afterGrace {
+            return .closeAfterWriting(timer: .none)
+        }
+        return .closeAfterWriting(timer: closeAfterWriting(now: now))
+    }
+
     private mutating func armWriteTimer(now: Duration) -> TimerAction {
         timerPurpose = .write
-        writeDeadline = now + timeouts.write
-        return .arm(after: timeouts.write)
+        writeDeadline = min(now + timeouts.write, graceEndDeadline ?? now + timeouts.write)
+        return .arm(after: max(writeDeadline - now, .zero))
     }
 
     /// The connection is closing (by any side, for any reason): nothing more is read or answered.

@@ -66,6 +66,22 @@ struct ConnectionMachineDriver {
         }
     }
 
+    /// The shutdown's grace period ends now: a request still arriving, or whose answer is still
+    /// awaited, gets its `503` written, as the shell does.
+    mutating func endGrace() {
+        switch machine.graceEnded(now: now) {
+        case .refuseRequestArriving:
+            events.append("503 to a request arriving, closing")
+            perform(machine.closeAfterWriting(now: now))
+        case .cutShortAnswer:
+            events.append("503 for \(answering.take()?.path ?? "?"), closing")
+            perform(machine.closeAfterWriting(now: now))
+        case .closeAfterWriting(let timer):
+            events.append("closing after writing")
+            perform(timer)
+        }
+    }
+
     /// Moves time to `time`, firing the timer at each deadline on the way.
     mutating func advance(to time: Duration) {
         precondition(time >= now, "time only moves forward")

@@ -357,6 +357,58 @@ struct HTTPConnectionStateMachineTests {
         #expect(closesNow)
     }
 
+    enum LeftAtGraceEnd: CaseIterable {
+        case lastAnswerQueued, requestBeingAnswered, requestArriving, outputPausingReading
+    }
+
+    /// Once a shutdown's grace period has ended, whatever a connection still has to write (an
+    /// answer given before, or the 503 it is given then) has `shutdownWriteTimeout`, not the
+    /// write timeout: a client that never read held the shutdown for the idle timeout past the
+    /// grace period, longer than Kubernetes waits before it kills the process.
+    @Test(arguments: LeftAtGraceEnd.allCases)
+    func afterTheGracePeriodOutputHasOnlyTheShutdownWriteTimeout(_ left: LeftAtGraceEnd) {
+        var driver = ConnectionMachineDriver {
+            $0.requestReadTimeout = .seconds(30)
+            $0.idleTimeout = .seconds(60)
+            $0.shutdownWriteTimeout = .seconds(1)
+            $0.maxQueuedOutputBytes = 1 << 20
+        }
+        switch left {
+        case .lastAnswerQueued:
+            driver.receive(Self.get("/a", "Connection: close\r\n"))
+            driver.answer()
+        case .requestBeingAnswered:
+            driver.receive(Self.get("/a"))
+        case .requestArriving:
+            driver.receive("GET /a HTTP/1.1\r\n")
+        case .outputPausingReading:
+            driver.receive(Self.get("/a"))
+            driver.answer()
+            driver.wrote(queuedOutputBytes: 2 << 20)
+        }
+        driver.advance(to: .seconds(10))
+        driver.endGrace()
+        #expect(driver.state == .closed)
+        #expect(driver.timerDeadline == .seconds(11))
+        driver.advance(to: .seconds(11))
+        #expect(driver.events.last == "closed at 11.0 seconds")
+    }
+
+    /// A write deadline already nearer than the bound stays where it was.
+    @Test func theGraceEndNeverPutsOffAWriteDeadline() {
+        var driver = ConnectionMachineDriver {
+            $0.idleTimeout = .seconds(5)
+            $0.shutdownWriteTimeout = .seconds(1)
+        }
+        driver.receive(Self.get("/a", "Connection: close\r\n"))
+        driver.answer()
+        driver.advance(to: .milliseconds(4500))
+        driver.endGrace()
+        #expect(driver.timerDeadline == .seconds(5))
+        driver.advance(to: .seconds(5))
+        #expect(driver.events == ["request /a", "answered /a, closing", "closing after writing", "closed at 5.0 seconds"])
+    }
+
     @Test func theServerDrainingEndsTheConnectionWithItsNextAnswer() {
         var driver = ConnectionMachineDriver()
         driver.receive(Self.get("/a"))

@@ -189,6 +189,38 @@ struct ShutdownNonReadingClientTests {
             #expect(await shutdown.value == 1)
         }
     }
+
+    /// With the default write timeout (the idle timeout, a minute), the 503 written at the end of
+    /// the grace period to a client that never reads held the shutdown that whole minute. It has
+    /// `shutdownWriteTimeout` (default one second) instead.
+    @Test func afterTheGracePeriodAClientThatNeverReadsHoldsTheShutdownOnlyBriefly() async throws {
+        let handlerStarted = Gate()
+        try await withServer(configure: { $0.idleTimeout = .seconds(60) }, routes: { router in
+            router.add(.get, "/huge") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: 32 << 20)) }
+            router.add(.get, "/forever") { _, _ in
+                handlerStarted.open()
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            defer { client.close() }
+            try await client.send("GET /huge HTTP/1.1\r\nHost: t\r\n\r\nGET /forever HTTP/1.1\r\nHost: t\r\n\r\n")
+            await handlerStarted.wait()
+            let started = ContinuousClock.now
+            // Ends a shutdown that hangs, so a failure does not hang the suite.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(20))
+                client.close()
+            }
+            let cutShort = await server.shutdown(grace: .zero)
+            let took = ContinuousClock.now - started
+            watchdog.cancel()
+            #expect(cutShort == 1)
+            // Well under the idle timeout and the watchdog, well over the one second.
+            #expect(took < .seconds(15))
+        }
+    }
 }
 
 @Suite("Shutdown answers what it already received")
