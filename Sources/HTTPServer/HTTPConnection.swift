@@ -269,9 +269,18 @@ final class HTTPConnection {
         forceClose()
     }
 
-    /// Shutdown began: idle connections close now, a busy one (a request begun) after its answer.
+    /// Shutdown began: idle connections close now (once their queued output is written), a busy
+    /// one (a request begun) after its answer.
     func drain() {
-        if machine.drain() { forceClose() }
+        switch machine.drain(queuedOutputBytes: stream.queuedWriteBytes, now: time.now) {
+        case .none:
+            break
+        case .close:
+            forceClose()
+        case .closeAfterWriting(let timerAction):
+            perform(timerAction)
+            stream.closeAfterFlush()
+        }
     }
 
     /// The end of a shutdown's grace period: a request whose handler is still running (nothing

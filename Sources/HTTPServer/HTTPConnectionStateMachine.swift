@@ -39,6 +39,17 @@ struct HTTPConnectionStateMachine {
         case stop
     }
 
+    /// What a shutdown's drain does to the connection.
+    enum DrainAction: Equatable {
+        /// Busy (a request received or begun): it closes after its answer.
+        case none
+        /// Idle, nothing left to write: close now.
+        case close
+        /// Idle, but an answer given before is still queued: close once it is written, or when
+        /// the timer fires.
+        case closeAfterWriting(timer: TimerAction)
+    }
+
     /// What the end of a shutdown's grace period does to the connection.
     enum GraceEndAction: Equatable {
         /// A request is still arriving: answer it `503`, then `closeAfterWriting(now:)`.
@@ -349,12 +360,21 @@ struct HTTPConnectionStateMachine {
 
     // MARK: Closing
 
-    /// Shutdown began: returns true when the connection should close now (idle: no request
-    /// begun); a busy one closes after its answer. A request still arriving counts as busy even
-    /// with nothing buffered: the parser has consumed its first lines.
-    mutating func drain() -> Bool {
+    /// Shutdown began: an idle connection (no request begun) closes, a busy one after its answer.
+    /// A request still arriving counts as busy even with nothing buffered: the parser has
+    /// consumed its first lines. An idle connection whose last answer is still queued for the
+    /// client closes once it is written, under the write deadline: closing at once discarded
+    /// that answer. `now` is read only then.
+    mutating func drain(queuedOutputBytes: Int, now: @autoclosure () -> Duration) -> DrainAction {
         closesAfterAnswer = true
-        return state == .awaitingHead && !isReceivingRequest
+        guard state == .awaitingHead && !isReceivingRequest else { return .none }
+        guard queuedOutputBytes > 0 else { return .close }
+        guard timerPurpose != .write else {
+            // Reading paused for that output: its write deadline already runs, and stays.
+            state = .closed
+            return .closeAfterWriting(timer: .none)
+        }
+        return .closeAfterWriting(timer: closeAfterWriting(now: now()))
     }
 
     /// The connection's last answer (one that closes it, a refusal, a shutdown's `503`) is

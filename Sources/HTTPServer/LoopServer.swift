@@ -49,7 +49,8 @@ final class LoopServer {
         listener = nil
     }
 
-    /// Idle connections close now, busy ones after their current answer.
+    /// Idle connections close now (or once their queued output is written), busy ones after
+    /// their current answer.
     func drainConnections() {
         for connection in connections.values { connection.drain() }
     }

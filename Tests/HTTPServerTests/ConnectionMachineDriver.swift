@@ -66,6 +66,13 @@ struct ConnectionMachineDriver {
         }
     }
 
+    /// The shutdown begins now, with `queuedOutputBytes` of output still waiting for the client.
+    mutating func drain(queuedOutputBytes: Int = 0) -> Machine.DrainAction {
+        let action = machine.drain(queuedOutputBytes: queuedOutputBytes, now: now)
+        if case .closeAfterWriting(let timer) = action { perform(timer) }
+        return action
+    }
+
     /// The shutdown's grace period ends now: a request still arriving, or whose answer is still
     /// awaited, gets its `503` written, as the shell does.
     mutating func endGrace() {

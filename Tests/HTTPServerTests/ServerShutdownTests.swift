@@ -275,6 +275,38 @@ struct ShutdownPipelineTests {
         }
     }
 
+    /// An answer given before the shutdown, still queued because the client had not read it yet,
+    /// reaches the client whole before the connection closes; the drain took the connection for
+    /// idle and closed it at once, which discarded the rest of the answer.
+    @Test func anAnswerStillQueuedWhenTheDrainBeginsIsWrittenWhole() async throws {
+        let size = 8 << 20
+        let answered = Gate()
+        let time = ManualTimeSource()
+        try await withServer(loops: 1, time: time, routes: { router in
+            router.add(.get, "/huge") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: size)) }
+        }, answered: { _, _ in answered.open() }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            defer { client.close() }
+            try await client.send("GET /huge HTTP/1.1\r\nHost: t\r\n\r\n")
+            // The observer sees the answer on the loop just before it is written, in the same
+            // job: a job queued on the loop after that runs once the answer is written (kept
+            // alive, since the shutdown has not begun) and mostly queued: more than the socket
+            // buffers hold.
+            await answered.wait()
+            await Task(executorPreference: server.group.loops[0]) {}.value
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            // The grace period begins once every connection was told to drain; a shutdown that
+            // closed this one has none.
+            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            let answer = try await client.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.body.count == size)
+            #expect(answer.body.allSatisfy { $0 == 0x61 })
+            #expect(try await client.readsEndOfStream())
+            #expect(await shutdown.value == 0)
+        }
+    }
+
     @Test func drainingBeforeTheListenersCloseStillAcceptsButClosesAfterEachAnswer() async throws {
         try await withServer(routes: { router in
             standardRoutes(&router)
