@@ -56,7 +56,7 @@ public struct AppConfiguration: Sendable {
         config.server.limits.maxHeaderCount = try reader.int("MAX_HEADER_COUNT", default: 100, in: 1...10_000, "most header fields (else 431)")
         config.server.limits.maxBodyBytes = try reader.int("MAX_BODY_BYTES", default: 1 << 20, in: 0...1 << 30, "largest request body (else 413)")
         config.server.requestReadTimeout = .milliseconds(try reader.int("REQUEST_READ_TIMEOUT_MS", default: 10_000, in: 1...3_600_000, "time to receive a request's head and body (else 408)"))
-        config.server.idleTimeout = .milliseconds(try reader.int("IDLE_TIMEOUT_MS", default: 60_000, in: 1...3_600_000, "idle keep-alive connection lifetime"))
+        config.server.idleTimeout = .milliseconds(try reader.int("IDLE_TIMEOUT_MS", default: 60_000, in: 1...3_600_000, "idle keep-alive connection lifetime; also the time a client has to take output the server waits on"))
         config.server.edgeTriggeredPolling = try reader.choice(
             "CONNECTION_POLLING", default: "edge", among: ["edge", "level"], "how epoll reports client connections: edge serves them in arrival order") == "edge"
         config.shutdownGrace = .seconds(try reader.int("SHUTDOWN_GRACE_SECONDS", default: 10, in: 0...3600, "time in-flight requests get on SIGTERM"))

@@ -47,10 +47,11 @@ public struct HTTPRequestParser: Sendable {
     /// id, its method); its framing reads `.none`. Nil for every other error.
     public private(set) var refusedHead: HTTPRequestHead?
 
-    /// True once a message has begun: its request line (or an empty line before one) was
-    /// consumed. Bytes of it may no longer be in the caller's buffer.
+    /// True once a message has begun: its request line was consumed. Bytes of it may no longer
+    /// be in the caller's buffer. Empty lines before a request line begin nothing: RFC 9112 §2.2
+    /// has a server ignore them, so a connection that received one after a request is idle.
     public var hasBegunMessage: Bool {
-        phase != .requestLine || leadingEmptyLines > 0
+        phase != .requestLine
     }
 
     public init(limits: HTTPLimits = HTTPLimits()) {

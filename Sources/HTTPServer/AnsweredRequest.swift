@@ -13,11 +13,12 @@ public struct AnsweredRequest: Sendable {
         case malformedRequest
         /// The request was not received within the read timeout (`408`).
         case readTimeout
-        /// The shutdown grace period ended before the responder answered (`503`).
+        /// The shutdown grace period ended before the responder answered, or before the request
+        /// had arrived whole (`503`).
         case shutdown
     }
 
-    /// The request's head; nil when the HTTP layer refused it before its head was complete.
+    /// The request's head; nil when the HTTP layer answered before its head was complete.
     public let head: HTTPRequestHead?
     /// The loop, the time the head was complete (or the refusal, without one), and what the
     /// immediate responder filled in (route, request id).

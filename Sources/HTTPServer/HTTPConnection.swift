@@ -78,7 +78,7 @@ final class HTTPConnection {
             case .request:
                 dispatch()
             case .refuse(let error):
-                refuse(ProblemDetails(status: error.status, detail: error.detail), source: .malformedRequest)
+                refuse(ProblemDetails(status: error.status, detail: error.detail).response(), source: .malformedRequest)
             case .needMoreData(let sendContinue, let timerAction):
                 if sendContinue { stream.write(Self.continueLine) }
                 perform(timerAction)
@@ -203,23 +203,29 @@ final class HTTPConnection {
     private static let crlf: [UInt8] = [13, 10]
 
     private func closeAfterWriting() {
-        timer.stop()
+        perform(machine.closeAfterWriting(now: time.now))
         stream.closeAfterFlush()
     }
 
     private func resumeReadingIfPossible() {
-        switch machine.readingAfterWrite(queuedOutputBytes: stream.queuedWriteBytes) {
-        case .start: stream.startReading()
-        case .stop: stream.stopReading()
-        case .none: break
+        switch machine.readingAfterWrite(queuedOutputBytes: stream.queuedWriteBytes, now: time.now) {
+        case .start(let timerAction):
+            stream.startReading()
+            perform(timerAction)
+        case .stop(let timerAction):
+            stream.stopReading()
+            perform(timerAction)
+        case .none:
+            break
         }
     }
 
-    /// The HTTP layer's own answer (a refused or timed-out request): observed like any other,
-    /// then the connection closes. The head is there when the refusal came after it (a body too
-    /// large, a bad chunk), so the client's request id and method are known.
-    private func refuse(_ problem: ProblemDetails, source: AnsweredRequest.Source) {
-        var response = problem.response()
+    /// The HTTP layer's own answer (a refused or timed-out request, one still arriving when a
+    /// shutdown ends): observed like any other, then the connection closes. The head is there
+    /// when the refusal came after it (a body too large, a bad chunk), so the client's request
+    /// id and method are known.
+    private func refuse(_ response: consuming HTTPResponse, source: AnsweredRequest.Source) {
+        var response = consume response
         let head = machine.takeRefusedHead()
         answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
         write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
@@ -243,53 +249,87 @@ final class HTTPConnection {
         case .arm(let delay):
             timer.start(after: delay) { [unowned self] in timerFired() }
         case .close:
-            forceClose()
+            // Output still queued means the client stopped taking it: a reset frees the socket
+            // and its buffers now, where a close leaves the kernel retrying a peer that does not
+            // read.
+            forceClose(resetting: stream.queuedWriteBytes > 0)
         case .requestTimedOut:
-            refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time."), source: .readTimeout)
+            refuse(ProblemDetails(status: .requestTimeout, detail: "The request was not received in time.").response(), source: .readTimeout)
         }
     }
 
     // MARK: Closing
 
     /// The client closed its side. An answer in progress is abandoned: the client cannot be
-    /// waiting for it, and its upstream work should stop.
+    /// waiting for it, and its upstream work should stop. By design this includes a half-close
+    /// (`SHUT_WR`) right after a request: end of stream is taken as the client leaving, as
+    /// nginx takes it, so a route that answers later gives that request no answer (one answered
+    /// at once is written before the end of stream is read).
     private func peerClosed() {
         forceClose()
     }
 
-    /// Shutdown began: idle connections close now, a busy one after its answer.
+    /// Shutdown began: idle connections close now (once their queued output is written), a busy
+    /// one (a request begun) after its answer.
     func drain() {
-        if machine.drain() { forceClose() }
+        switch machine.drain(queuedOutputBytes: stream.queuedWriteBytes, now: time.now) {
+        case .none:
+            break
+        case .close:
+            forceClose()
+        case .closeAfterWriting(let timerAction):
+            perform(timerAction)
+            stream.closeAfterFlush()
+        }
     }
 
     /// The end of a shutdown's grace period: a request whose handler is still running (nothing
     /// of its answer is written yet) is answered `503` with `Connection: close` instead of an
-    /// empty reply, and the handler is cancelled. Any other connection just closes. Returns
-    /// whether a request was cut short.
+    /// empty reply, and the handler is cancelled; so is a request still arriving (its head begun
+    /// or its body being read), which the drain kept open for it. Any other connection closes
+    /// once its queued output is written. Whatever is still to be written, those `503`s too, has
+    /// the machine's short bound after the grace period, not the write timeout. Returns whether
+    /// a request was cut short.
     func cutShort() -> Bool {
-        guard machine.state == .responding, let (head, context) = awaitingHandler.take() else {
-            forceClose()
+        guard !stream.isClosing else { return false }
+        switch machine.graceEnded(now: time.now) {
+        case .refuseRequestArriving:
+            refuse(Self.cutShortResponse(), source: .shutdown)
+            return true
+        case .cutShortAnswer:
+            guard let (head, context) = awaitingHandler.take() else {
+                closeAfterWriting()
+                return false
+            }
+            handlerTask?.cancel()
+            handlerTask = nil
+            releaseRequestSlot()
+            var response = Self.cutShortResponse()
+            answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
+            write(response, method: head.method, version: head.version, keepAlive: false)
+            closeAfterWriting()
+            return true
+        case .closeAfterWriting(let timerAction):
+            // Closing at once discarded an answer still queued, such as a last one given during
+            // the grace period to a client reading slowly.
+            perform(timerAction)
+            stream.closeAfterFlush()
             return false
         }
-        handlerTask?.cancel()
-        handlerTask = nil
-        releaseRequestSlot()
-        var response = ProblemDetails(
-            status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
-        ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
-        answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
-        write(response, method: head.method, version: head.version, keepAlive: false)
-        machine.closing()
-        closeAfterWriting()
-        return true
     }
 
-    func forceClose() {
+    private static func cutShortResponse() -> HTTPResponse {
+        ProblemDetails(
+            status: .serviceUnavailable, detail: "The service shut down before this request was answered; try again."
+        ).response(headers: ["Retry-After": "1", "Cache-Control": "no-store"])
+    }
+
+    func forceClose(resetting: Bool = false) {
         guard machine.state != .closed || !stream.isClosing else { return }
         machine.closing()
         handlerTask?.cancel()
         handlerTask = nil
-        stream.close()
+        if resetting { stream.reset() } else { stream.close() }
     }
 
     private func releaseRequestSlot() {

@@ -99,9 +99,12 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting, lets requests in progress finish for up to `grace`, then closes whatever
-    /// is left. Idle keep-alive connections close at once; busy ones close after their answer
-    /// (and after the pipelined requests they had already received). A request still waiting for
-    /// its handler when the grace period ends is answered `503` with `Connection: close`.
+    /// is left. Idle keep-alive connections close at once, or once an answer still queued for
+    /// them is written; busy ones close after their answer (and after the pipelined requests
+    /// they had already received). A request still waiting for its handler, or still arriving,
+    /// when the grace period ends is answered `503` with `Connection: close`. What connections still have to write then (those answers, others
+    /// queued for slow readers) has `shutdownWriteTimeout`, after which they are reset: so the
+    /// shutdown lasts at most `grace` plus that, whatever the clients do.
     /// - Returns: how many requests were cut short that way.
     @discardableResult
     public func shutdown(grace: Duration) async -> Int {

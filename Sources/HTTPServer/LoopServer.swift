@@ -49,13 +49,15 @@ final class LoopServer {
         listener = nil
     }
 
-    /// Idle connections close now, busy ones after their current answer.
+    /// Idle connections close now (or once their queued output is written), busy ones after
+    /// their current answer.
     func drainConnections() {
         for connection in connections.values { connection.drain() }
     }
 
-    /// Closes every connection (the end of the grace period): a request still waiting for its
-    /// handler gets a `503` first. Returns how many did.
+    /// Closes every connection (the end of the grace period) once its output is written, within
+    /// `shutdownWriteTimeout`: a request still waiting for its handler, or still arriving, gets
+    /// a `503` first. Returns how many did.
     func closeAll() -> Int {
         var cutShort = 0
         for connection in connections.values where connection.cutShort() { cutShort += 1 }

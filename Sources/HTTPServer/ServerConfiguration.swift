@@ -8,8 +8,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var limits = HTTPLimits()
     /// Time a client has, from the first byte of a request, to send its head and body (slowloris).
     public var requestReadTimeout: Duration = .seconds(10)
-    /// Time an idle keep-alive connection stays open.
+    /// Time an idle keep-alive connection stays open; also the time a client has to take output
+    /// the connection waits on (`HTTPConnectionStateMachine.Timeouts.write`).
     public var idleTimeout: Duration = .seconds(60)
+    /// Once a shutdown's grace period has ended, the time a connection still has to write what it
+    /// was given (the `503` of a request cut short, an answer still queued) before it is reset.
+    /// What is left then is bytes already made, a few hundred for a `503`: a client that reads
+    /// takes them within a few round trips, far less than a second on any network a service is
+    /// reached over, and one that takes nothing in a second is not reading. Short, because the
+    /// whole shutdown must fit the platform's wait before it kills the process (Kubernetes'
+    /// terminationGracePeriodSeconds, Compose's stop_grace_period): it lasts at most
+    /// `SHUTDOWN_DELAY_SECONDS` + `SHUTDOWN_GRACE_SECONDS` + this, where waiting for the write
+    /// timeout (`idleTimeout`) added a minute.
+    public var shutdownWriteTimeout: Duration = .seconds(1)
     /// Connections beyond this are closed as soon as they are accepted.
     public var maxConnections = 10_000
     /// Requests handled at once across all loops; beyond it, `503` with `Retry-After` at once.

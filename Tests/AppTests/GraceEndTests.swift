@@ -17,6 +17,11 @@ import TestSupport
         let stubPort = try await stub.start()
         var configuration = baseConfiguration(stubPort: stubPort)
         configuration.logLevel = "warn"
+        // The load must still be waiting when the grace period ends: on a loaded host the
+        // default attempt timeout and deadline (1 s, 3 s) could pass first and answer 504
+        // before the stop cuts it short.
+        configuration.service.retry.attemptTimeout = .seconds(60)
+        configuration.service.requestDeadline = .seconds(60)
         let log = LogLines()
         let app = try await Application.start(configuration: configuration, logDestination: log.destination)
 

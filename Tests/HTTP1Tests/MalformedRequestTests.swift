@@ -234,6 +234,16 @@ struct MalformedRequestTests {
         #expect(!parser.hasBegunMessage)
     }
 
+    /// Empty lines before a request are ignored (RFC 9112 §2.2): they begin no message, so a
+    /// connection that received one after a request is still idle.
+    @Test func emptyLinesBeforeARequestBeginNoMessage() throws {
+        var parser = HTTPRequestParser()
+        let lines = Array("\r\n\r\n".utf8)
+        let (event, consumed) = try lines.withUnsafeBytes { try parser.parse($0) }
+        #expect(event == .needMoreData && consumed == lines.count)
+        #expect(!parser.hasBegunMessage)
+    }
+
     /// The header budget counts a line's bytes the same whether a name or a value runs over it,
     /// and whether the section arrives whole or a byte at a time (runs of ordinary bytes are
     /// scanned in a tight loop that must stop at the budget).

@@ -46,9 +46,46 @@ struct ConnectionMachineDriver {
             process()
         case .close:
             events.append("answered \(request.path), closing")
-            timerDeadline = nil
+            perform(machine.closeAfterWriting(now: now))
         case .drop:
             events.append("dropped \(request.path)")
+        }
+    }
+
+    /// Output was written, and `queuedOutputBytes` of it still wait for the client to take it.
+    mutating func wrote(queuedOutputBytes: Int) {
+        switch machine.readingAfterWrite(queuedOutputBytes: queuedOutputBytes, now: now) {
+        case .start(let timer):
+            readingStopped = false
+            perform(timer)
+        case .stop(let timer):
+            readingStopped = true
+            perform(timer)
+        case .none:
+            break
+        }
+    }
+
+    /// The shutdown begins now, with `queuedOutputBytes` of output still waiting for the client.
+    mutating func drain(queuedOutputBytes: Int = 0) -> Machine.DrainAction {
+        let action = machine.drain(queuedOutputBytes: queuedOutputBytes, now: now)
+        if case .closeAfterWriting(let timer) = action { perform(timer) }
+        return action
+    }
+
+    /// The shutdown's grace period ends now: a request still arriving, or whose answer is still
+    /// awaited, gets its `503` written, as the shell does.
+    mutating func endGrace() {
+        switch machine.graceEnded(now: now) {
+        case .refuseRequestArriving:
+            events.append("503 to a request arriving, closing")
+            perform(machine.closeAfterWriting(now: now))
+        case .cutShortAnswer:
+            events.append("503 for \(answering.take()?.path ?? "?"), closing")
+            perform(machine.closeAfterWriting(now: now))
+        case .closeAfterWriting(let timer):
+            events.append("closing after writing")
+            perform(timer)
         }
     }
 
@@ -61,8 +98,10 @@ struct ConnectionMachineDriver {
             switch machine.timerFired(now: now) {
             case .none: break
             case .arm(let delay): timerDeadline = now + delay
-            case .close: events.append("closed idle at \(now)")
-            case .requestTimedOut: events.append("408 at \(now)")
+            case .close: events.append("closed at \(now)")
+            case .requestTimedOut:
+                events.append("408 at \(now)")
+                perform(machine.closeAfterWriting(now: now))
             }
         }
         now = time
@@ -78,7 +117,7 @@ struct ConnectionMachineDriver {
                 if let request { events.append("request \(request.path)") }
             case .refuse(let error):
                 events.append("refused \(error.status.code)")
-                timerDeadline = nil
+                perform(machine.closeAfterWriting(now: now))
                 return
             case .needMoreData(let sendContinue, let timer):
                 sentContinue = sentContinue || sendContinue

@@ -78,6 +78,21 @@ struct ServerLimitTests {
         }
     }
 
+    /// A client that never reads an answer that closes its connection is cut off once the idle
+    /// timeout has passed; it kept the socket, the answer queued and a connection slot for ever.
+    @Test func aClientThatNeverReadsAClosingAnswerIsDisconnected() async throws {
+        try await withServer(configure: { $0.idleTimeout = .milliseconds(300) }, routes: { router in
+            // Far more than the kernel's socket buffers hold: most of it waits in the server.
+            router.add(.get, "/huge") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: 32 << 20)) }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("GET /huge HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(await eventually { server.openConnections == 0 })
+            let (bytes, _) = try await client.readUntilClosed()
+            #expect(bytes.count < 32 << 20, "cut off, not written whole")
+        }
+    }
+
     @Test func connectionsBeyondTheCapAreClosed() async throws {
         try await withServer(configure: { $0.maxConnections = 1 }, loops: 1, routes: standardRoutes) { server, port in
             let first = try await RawClient.connect(port: port)

@@ -133,6 +133,72 @@ struct ServerShutdownTests {
         #expect(answers.first?.0 == 503)
         #expect(answers.first?.1 == .shutdown)
     }
+
+    /// A request still arriving when the grace period ends (here its body) gets the same 503,
+    /// with its request's head when that is in; it was closed with no answer.
+    @Test func graceExpiryAnswersARequestStillArriving503() async throws {
+        let observed = Locked<[(Int, String?, AnsweredRequest.Source)]>([])
+        let time = ManualTimeSource()
+        try await withServer(time: time, routes: standardRoutes, answered: { response, request in
+            observed.withLock { $0.append((response.status.code, request.head?.path, request.source)) }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            _ = try await client.readInterim()
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            await time.waitForSleepers()
+            time.advance(by: .seconds(30))
+            #expect(await shutdown.value == 1)
+            let answer = try await client.readResponse(method: .post)
+            #expect(answer.status == 503)
+            #expect(answer.header("Connection") == "close")
+            #expect(answer.header("Retry-After") == "1")
+            #expect(try await client.readsEndOfStream())
+        }
+        let answers = observed.withLock { $0 }
+        #expect(answers.count == 1)
+        #expect(answers.first?.0 == 503)
+        #expect(answers.first?.1 == "/echo")
+        #expect(answers.first?.2 == .shutdown)
+    }
+}
+
+/// A shutdown waits for the answers it gives to be written, but not for ever.
+@Suite("Shutdown and clients that do not read")
+struct ShutdownNonReadingClientTests {
+    /// With the default write timeout (the idle timeout, a minute), the 503 written at the end of
+    /// the grace period to a client that never reads held the shutdown that whole minute. It has
+    /// `shutdownWriteTimeout` (default one second) instead. The idle timeout stays long: a short
+    /// one closed the connection before its requests came when the host was loaded, and the test
+    /// then waited for its handler for ever.
+    @Test func afterTheGracePeriodAClientThatNeverReadsHoldsTheShutdownOnlyBriefly() async throws {
+        let handlerStarted = Gate()
+        try await withServer(configure: { $0.idleTimeout = .seconds(60) }, routes: { router in
+            router.add(.get, "/huge") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: 32 << 20)) }
+            router.add(.get, "/forever") { _, _ in
+                handlerStarted.open()
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            defer { client.close() }
+            try await client.send("GET /huge HTTP/1.1\r\nHost: t\r\n\r\nGET /forever HTTP/1.1\r\nHost: t\r\n\r\n")
+            await handlerStarted.wait()
+            let started = ContinuousClock.now
+            // Ends a shutdown that hangs, so a failure does not hang the suite.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(20))
+                client.close()
+            }
+            let cutShort = await server.shutdown(grace: .zero)
+            let took = ContinuousClock.now - started
+            watchdog.cancel()
+            #expect(cutShort == 1)
+            // Well under the idle timeout and the watchdog, well over the one second.
+            #expect(took < .seconds(15))
+        }
+    }
 }
 
 @Suite("Shutdown answers what it already received")
@@ -162,6 +228,60 @@ struct ShutdownPipelineTests {
             #expect(second.header("Connection") == "close")
             #expect(try await client.readsEndOfStream())
             _ = await shutdown.value
+        }
+    }
+
+    /// A request whose head had begun arriving (its lines consumed, nothing left buffered) when
+    /// the shutdown began is answered like any request received; it was closed unanswered.
+    @Test func aRequestWhoseHeadHadBegunIsAnswered() async throws {
+        let time = ManualTimeSource()
+        try await withServer(time: time, routes: standardRoutes) { server, port in
+            let client = try await RawClient.connect(port: port)
+            // Parsed in the read that answers /echo/1, so before the shutdown's drain.
+            try await client.send("GET /echo/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /echo/2 HTTP/1.1\r\nHost: t\r\n")
+            #expect(try await client.readResponse().text == "1")
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            // The grace period begins once every connection was told to drain; a shutdown that
+            // closed this one has none.
+            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            try await client.send("\r\n")
+            let second = try await client.readResponse()
+            #expect(second.text == "2")
+            #expect(second.header("Connection") == "close")
+            #expect(try await client.readsEndOfStream())
+            #expect(await shutdown.value == 0)
+        }
+    }
+
+    /// An answer given before the shutdown, still queued because the client had not read it yet,
+    /// reaches the client whole before the connection closes; the drain took the connection for
+    /// idle and closed it at once, which discarded the rest of the answer.
+    @Test func anAnswerStillQueuedWhenTheDrainBeginsIsWrittenWhole() async throws {
+        let size = 8 << 20
+        let answered = Gate()
+        let time = ManualTimeSource()
+        try await withServer(loops: 1, time: time, routes: { router in
+            router.add(.get, "/huge") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: size)) }
+        }, answered: { _, _ in answered.open() }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            defer { client.close() }
+            try await client.send("GET /huge HTTP/1.1\r\nHost: t\r\n\r\n")
+            // The observer sees the answer on the loop just before it is written, in the same
+            // job: a job queued on the loop after that runs once the answer is written (kept
+            // alive, since the shutdown has not begun) and mostly queued: more than the socket
+            // buffers hold.
+            await answered.wait()
+            await Task(executorPreference: server.group.loops[0]) {}.value
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            // The grace period begins once every connection was told to drain; a shutdown that
+            // closed this one has none.
+            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            let answer = try await client.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.body.count == size)
+            #expect(answer.body.allSatisfy { $0 == 0x61 })
+            #expect(try await client.readsEndOfStream())
+            #expect(await shutdown.value == 0)
         }
     }
 

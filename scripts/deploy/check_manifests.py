@@ -8,7 +8,9 @@ deploy/kubernetes/*.yaml:
   - the product-details Deployment runs 3 replicas; its readiness probe is GET /readyz and its
     liveness probe GET /healthz, both on the container's port;
   - terminationGracePeriodSeconds >= preStop sleep + SHUTDOWN_DELAY_SECONDS + SHUTDOWN_GRACE_SECONDS
-    (the container's values, else the defaults read from Sources/App/AppConfiguration.swift);
+    + the time the last writes have after the grace period (the container's values, else the
+    defaults read from Sources/App/AppConfiguration.swift; that time from
+    Sources/HTTPServer/ServerConfiguration.swift's shutdownWriteTimeout, rounded up to seconds);
   - every container has CPU and memory requests and limits, runs as non-root, without privilege
     escalation, on a read-only root file system;
   - every Service and PodDisruptionBudget selects the pods of a Deployment, and REDIS_URL and
@@ -17,7 +19,7 @@ deploy/kubernetes/*.yaml:
 compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus.yml:
   - the nginx upstream and the Prometheus targets are exactly the product-details replicas of
     compose.yaml, on the port each listens on; every replica has REDIS_URL naming the redis service;
-  - the replicas' stop_grace_period >= SHUTDOWN_DELAY_SECONDS + SHUTDOWN_GRACE_SECONDS;
+  - the replicas' stop_grace_period >= SHUTDOWN_DELAY_SECONDS + SHUTDOWN_GRACE_SECONDS + that time;
   - Redis as above; the load balancer mounts deploy/nginx/fleet.conf.
 Needs PyYAML (in .venv-deploy).
 """
@@ -61,7 +63,21 @@ def swift_defaults(root):
         if not match:
             raise SystemExit(f"check_manifests: no default for {name} in {path}")
         defaults[name] = int(match.group(1))
+    defaults["SHUTDOWN_WRITE_SECONDS"] = shutdown_write_seconds(root)
     return defaults
+
+
+def shutdown_write_seconds(root):
+    """ServerConfiguration.shutdownWriteTimeout, rounded up to whole seconds: after the grace
+    period, connections close within it, so the shutdown lasts that much longer."""
+    path = os.path.join(root, "Sources/HTTPServer/ServerConfiguration.swift")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    match = re.search(r"shutdownWriteTimeout:\s*Duration\s*=\s*\.(seconds|milliseconds)\((\d+)\)", text)
+    if not match:
+        raise SystemExit(f"check_manifests: no default for shutdownWriteTimeout in {path}")
+    amount = int(match.group(2))
+    return amount if match.group(1) == "seconds" else -(-amount // 1000)
 
 
 def load_inputs(root):
@@ -232,11 +248,13 @@ def check_kubernetes(inputs, problems):
     pre_stop = pre_stop_seconds(where, container, problems)
     delay = env_int(where, env, "SHUTDOWN_DELAY_SECONDS", defaults, problems)
     grace = env_int(where, env, "SHUTDOWN_GRACE_SECONDS", defaults, problems)
+    last_writes = defaults["SHUTDOWN_WRITE_SECONDS"]
     termination = spec.get("terminationGracePeriodSeconds", 30)
+    needed = pre_stop + delay + grace + last_writes
     problems.check(
-        termination >= pre_stop + delay + grace, where,
+        termination >= needed, where,
         f"terminationGracePeriodSeconds {termination} < preStop {pre_stop} + SHUTDOWN_DELAY_SECONDS {delay}"
-        f" + SHUTDOWN_GRACE_SECONDS {grace} = {pre_stop + delay + grace}: SIGKILL would cut the drain short")
+        f" + SHUTDOWN_GRACE_SECONDS {grace} + last writes {last_writes} = {needed}: SIGKILL would cut the drain short")
 
     for variable in ("REDIS_URL", "UPSTREAM_URL"):
         url = env.get(variable)
@@ -281,9 +299,10 @@ def check_compose(inputs, problems):
         delay = env_int(where, env, "SHUTDOWN_DELAY_SECONDS", defaults, problems)
         grace = env_int(where, env, "SHUTDOWN_GRACE_SECONDS", defaults, problems)
         stop = duration_seconds(svc.get("stop_grace_period", "10s"))
-        problems.check(stop is not None and stop >= delay + grace, where,
+        last_writes = defaults["SHUTDOWN_WRITE_SECONDS"]
+        problems.check(stop is not None and stop >= delay + grace + last_writes, where,
                        f"stop_grace_period {svc.get('stop_grace_period', '10s (default)')} is shorter than "
-                       f"SHUTDOWN_DELAY_SECONDS {delay} + SHUTDOWN_GRACE_SECONDS {grace}")
+                       f"SHUTDOWN_DELAY_SECONDS {delay} + SHUTDOWN_GRACE_SECONDS {grace} + last writes {last_writes}")
 
     redis = services.get("redis")
     if problems.check(redis is not None, "compose.yaml", "no redis service"):
@@ -332,11 +351,12 @@ def self_test(inputs):
         return [c for c in pod_spec(deployment(mutated))["containers"] if c["name"] == SERVICE][0]
 
     def lower_grace(m):
-        # One second below preStop + delay + grace.
+        # One second below preStop + delay + grace + the last writes.
         env = container_env(container(m))
         needed = (pre_stop_seconds("", container(m), Problems())
                   + env_int("", env, "SHUTDOWN_DELAY_SECONDS", m["defaults"], Problems())
-                  + env_int("", env, "SHUTDOWN_GRACE_SECONDS", m["defaults"], Problems()))
+                  + env_int("", env, "SHUTDOWN_GRACE_SECONDS", m["defaults"], Problems())
+                  + m["defaults"]["SHUTDOWN_WRITE_SECONDS"])
         pod_spec(deployment(m))["terminationGracePeriodSeconds"] = needed - 1
 
     def raise_shutdown_grace(m):
