@@ -102,9 +102,10 @@ public final class HTTPServer: Sendable {
     /// is left. Idle keep-alive connections close at once, or once an answer still queued for
     /// them is written; busy ones close after their answer (and after the pipelined requests
     /// they had already received). A request still waiting for its handler, or still arriving,
-    /// when the grace period ends is answered `503` with `Connection: close`. What connections still have to write then (those answers, others
-    /// queued for slow readers) has `shutdownWriteTimeout`, after which they are reset: so the
-    /// shutdown lasts at most `grace` plus that, whatever the clients do.
+    /// when the grace period ends is answered `503` with `Connection: close`. What connections
+    /// still have to write then (those answers, others queued for slow readers) has
+    /// `shutdownWriteTimeout`, after which they are reset: so the shutdown lasts at most `grace`
+    /// plus that, whatever the clients do.
     /// - Returns: how many requests were cut short that way.
     @discardableResult
     public func shutdown(grace: Duration) async -> Int {
