@@ -5,8 +5,8 @@ import Redis
 /// an implementation must be quick and must not block (count, or hand a line to the log).
 public protocol RedisClientObserver: Sendable {
     /// One `run` call ended, `latency` after it reached its connection (on the client's time
-    /// line). A call whose task was already cancelled when it began is not reported: it never
-    /// became a command.
+    /// line). A call whose task was already cancelled when it reached its connection is
+    /// reported `cancelled` with no latency: it never became a command, but its caller asked.
     func commandFinished(latency: Duration, outcome: RedisCommandOutcome)
     /// A connection connected, disconnected, or failed an attempt.
     func connectionChanged(_ change: RedisConnectionChange)
