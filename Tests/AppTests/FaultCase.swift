@@ -1,6 +1,7 @@
 import App
 import CatalogStub
 import Testing
+import TestSupport
 
 /// One upstream fault of the fault suite, and what its script expects: the status of every
 /// answer under it, how long they may take, and the fault's own accounting. Everything else

@@ -1,6 +1,7 @@
 @testable import App
 import Foundation
 import Testing
+import TestSupport
 
 extension AppE2ETests.Observability {
     /// Item 3: refusals at MAX_INFLIGHT_LOADS had no counter (overload_refusals_total counts only

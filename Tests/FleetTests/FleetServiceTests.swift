@@ -49,7 +49,7 @@ struct FleetServiceTests {
                 }
             }
             // The first loader is held upstream; the others wait for its page.
-            try await eventually { catalog.heldCount == 1 && events.count("lease waited") == 2 }
+            try await eventuallyHolds { catalog.heldCount == 1 && events.count("lease waited") == 2 }
             catalog.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -71,14 +71,14 @@ struct FleetServiceTests {
         let (waiter, _) = try replica(requestDeadline: .milliseconds(300))
         catalog.hold()
         let held = Task { try await holder.detail(id: "p1") }
-        try await eventually { catalog.heldCount == 1 }
+        try await eventuallyHolds { catalog.heldCount == 1 }
         let gaveUp = Locked(false)
         let waiting = Task {
             defer { gaveUp.withLock { $0 = true } }
             return try await waiter.detail(id: "p1")
         }
         // Either it gives up, or (the bug) it starts its own load, which the catalog holds.
-        try await eventually { gaveUp.withLock { $0 } || catalog.calls("products") > 1 }
+        try await eventuallyHolds { gaveUp.withLock { $0 } || catalog.calls("products") > 1 }
         #expect(catalog.calls("products") == 1, "the waiter went upstream too: \(events.all)")
         #expect(events.count("lease waited") == 1)
         catalog.release()
@@ -112,7 +112,7 @@ struct FleetServiceTests {
         // The second replica takes the refresh lease, and answers stale at once as L1 would.
         let refreshing = try await second.detail(id: "p1")
         #expect(refreshing.cache.result == .stale && refreshing.cache.shared?.result == .stale, "\(refreshing.cache)")
-        try await eventually { catalog.heldCount == 1 }
+        try await eventuallyHolds { catalog.heldCount == 1 }
         // Its refresh holds the lease: the third serves the stale page too, and loads nothing.
         let stale = try await third.detail(id: "p1")
         #expect(stale.cache.result == .stale && stale.cache.shared?.result == .stale, "\(stale.cache)")
@@ -121,7 +121,7 @@ struct FleetServiceTests {
         // The refresh stored its page and gave the lease up; a replica that has not seen the page
         // reads the refreshed one.
         let lease = keys.lease(of: "p1", at: generation)
-        try await eventually {
+        try await eventuallyHolds {
             (try? await redis.run(.command(RESPCommand("EXISTS", .string(lease))), deadline: .seconds(1_000_000))) == .integer(0)
         }
         let (fourth, _) = try replica()
@@ -154,7 +154,7 @@ struct FleetServiceTests {
         let (second, _) = try replica()
         catalog.hold()
         async let old = first.detail(id: "p1")
-        try await eventually { catalog.heldCount == 1 }
+        try await eventuallyHolds { catalog.heldCount == 1 }
         catalog.bumpVersion()
         #expect(await second.invalidate(id: "p1") == .fleet(receivers: 0))
         catalog.release()
@@ -175,7 +175,7 @@ struct FleetServiceTests {
             return
         }
         async let waiting = replica.detail(id: "p1")
-        try await eventually { events.count("lease waited") == 1 }
+        try await eventuallyHolds { events.count("lease waited") == 1 }
         // Its lease lapses now, rather than after a wait a loaded host would make unreliable.
         let lease = keys.lease(of: "p1", at: claim.generation)
         _ = try await redis.run(.command(RESPCommand("PEXPIRE", .string(lease), 1)), deadline: .seconds(1_000_000))
@@ -214,7 +214,7 @@ final class FleetEventLog: ServiceEvents {
 }
 
 /// Polls `condition` until it holds (or fails the test after `timeout`).
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async throws {
+func eventuallyHolds(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !(await condition()) {

@@ -44,11 +44,11 @@ struct LeaseRenewalTests {
             shared: SharedCache(store: store, settings: SharedCacheSettings(timeout: .seconds(60), leaseDuration: lease), time: time))
         catalog.hold()
         let load = Task { try await service.detail(id: "p1") }
-        try await eventually { catalog.heldCount == 1 }
+        try await eventuallyHolds { catalog.heldCount == 1 }
         for renewal in 1...3 {
-            try await eventually { time.sleeperCount == 1 }
+            try await eventuallyHolds { time.sleeperCount == 1 }
             time.advance(by: lease / 3)
-            try await eventually { await runner.renewals == renewal }
+            try await eventuallyHolds { await runner.renewals == renewal }
         }
         catalog.release()
         #expect(try await load.value.cache.shared?.stored == true, "the lease was still held at the store")
