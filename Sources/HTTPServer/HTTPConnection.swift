@@ -203,7 +203,12 @@ final class HTTPConnection {
     private static let crlf: [UInt8] = [13, 10]
 
     private func closeAfterWriting() {
-        perform(machine.closeAfterWriting(now: time.now))
+        close(afterFlushWithin: machine.closeAfterWriting(now: time.now))
+    }
+
+    /// Closes once the queued output is written; `timer` (the machine's write deadline) bounds that.
+    private func close(afterFlushWithin timer: HTTPConnectionStateMachine.TimerAction) {
+        perform(timer)
         stream.closeAfterFlush()
     }
 
@@ -278,8 +283,7 @@ final class HTTPConnection {
         case .close:
             forceClose()
         case .closeAfterWriting(let timerAction):
-            perform(timerAction)
-            stream.closeAfterFlush()
+            close(afterFlushWithin: timerAction)
         }
     }
 
@@ -312,8 +316,7 @@ final class HTTPConnection {
         case .closeAfterWriting(let timerAction):
             // Closing at once discarded an answer still queued, such as a last one given during
             // the grace period to a client reading slowly.
-            perform(timerAction)
-            stream.closeAfterFlush()
+            close(afterFlushWithin: timerAction)
             return false
         }
     }

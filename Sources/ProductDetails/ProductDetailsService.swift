@@ -164,14 +164,16 @@ public final class ProductDetailsService: Sendable {
         cache.capFreshness(to: cap)
     }
 
-    /// ``invalidate(id:)`` on this replica only: for an invalidation another replica sent.
-    public func forgetLocally(id: String) async {
+    /// ``invalidate(id:)`` on this replica only. An invalidation another replica sent takes the
+    /// two halves apart instead (``dropCachedCopy(id:)`` on the loop at once, then
+    /// ``stopJoiningLoads(id:)``), so that nothing waits for the in-flight table first.
+    private func forgetLocally(id: String) async {
         dropCachedCopy(id: id)
         await inFlight.detach(id)
     }
 
     /// ``invalidateAll()`` on this replica only.
-    public func forgetAllLocally() async {
+    private func forgetAllLocally() async {
         dropAllCachedCopies()
         await inFlight.detachAll()
     }
