@@ -151,8 +151,8 @@ struct ProductRoutes {
     static func problem(_ error: ProductDetailsError) -> HTTPResponse {
         RequestRecord.current?.failed(error)
         var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store"]
-        if let retryAfter = error.retryAfter {
-            headers.add(name: "Retry-After", value: String(max(1, retryAfter.components.seconds)))
+        if let seconds = error.retryAfterSeconds {
+            headers.add(name: "Retry-After", value: String(seconds))
         }
         return HTTPResponse(status: HTTPStatus(code: error.status), headers: headers, body: error.problemJSON)
     }

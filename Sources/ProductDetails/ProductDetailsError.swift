@@ -76,6 +76,25 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
         )
     }
 
+    /// 503: the upstream's circuit breaker is open, so the required call was not made; a client
+    /// may ask again once it could close (`retryAfter`, the breaker's remaining open time).
+    public static func upstreamUnavailable(_ upstream: Upstream, retryAfter: Duration) -> ProductDetailsError {
+        ProductDetailsError(
+            status: 503, title: "Service Unavailable",
+            detail: "The \(upstream.rawValue) upstream is failing and is not being asked for now; try again later.",
+            retryAfter: retryAfter, upstream: upstream, cause: UpstreamFailure.circuitOpen.cause
+        )
+    }
+
+    /// `Retry-After` in whole seconds: ``retryAfter`` rounded up, at least 1 (a client told 0
+    /// would ask again at once, into the same refusal).
+    public var retryAfterSeconds: Int? {
+        guard let retryAfter else { return nil }
+        let parts = retryAfter.components
+        let whole = parts.seconds + (parts.attoseconds > 0 ? 1 : 0)
+        return Int(max(1, whole))
+    }
+
     /// The request's task was cancelled (its client went away). Typed throws cannot carry
     /// `CancellationError`, so cancellation travels as this value: 499 (nginx's "client closed
     /// request"). It is never a client-visible error: check ``isCancellation`` and write nothing.
@@ -106,6 +125,8 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
             return .badGateway("The \(upstream.rawValue) upstream answered not found.")
         case .cancelled:
             return .cancelled
+        case .circuitOpen:
+            return .upstreamUnavailable(upstream, retryAfter: .seconds(1))
         }
     }
 

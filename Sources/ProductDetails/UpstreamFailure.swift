@@ -13,6 +13,9 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     case notFound
     case malformedBody(String)
     case cancelled
+    /// Not sent, or dropped while it waited for a connection: the upstream's circuit breaker is
+    /// open. Tells the breaker nothing, and is never retried (the breaker would refuse the retry).
+    case circuitOpen
 
     /// Whether a retry may help: transport failures, attempt time-outs, 429 and the transient 5xx.
     ///
@@ -24,7 +27,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
             return true
         case .status(let code, _):
             return [429, 500, 502, 503, 504].contains(code)
-        case .notFound, .malformedBody, .cancelled:
+        case .notFound, .malformedBody, .cancelled, .circuitOpen:
             return false
         }
     }
@@ -43,6 +46,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         case .notFound: return "not_found"
         case .malformedBody: return "malformed_body"
         case .cancelled: return "cancelled"
+        case .circuitOpen: return "circuit_open"
         }
     }
 
@@ -57,6 +61,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         case .notFound: "not found"
         case .malformedBody: "malformed body"
         case .cancelled: "cancelled"
+        case .circuitOpen: "circuit breaker open"
         }
     }
 
@@ -64,7 +69,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     public var isUnreachable: Bool {
         switch self {
         case .connectFailed, .hostNotFound, .connectionReset, .timedOut: true
-        case .status, .notFound, .malformedBody, .cancelled: false
+        case .status, .notFound, .malformedBody, .cancelled, .circuitOpen: false
         }
     }
 }
