@@ -33,14 +33,15 @@ enum FleetScripts {
     """)
 
     /// KEYS: epoch, generation, lease, page. ARGV: epoch, generation, lease token, value, page
-    /// ms, generation lifetime ms. Stores only for the lease holder, at the current tokens.
+    /// ms, generation lifetime ms, 1 to keep the lease (a completed page follows). Stores only
+    /// for the lease holder, at the current tokens.
     static let store = RedisScript("""
     if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
     if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
     if redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
     redis.call('SET', KEYS[4], ARGV[4], 'PX', ARGV[5])
     redis.call('PEXPIRE', KEYS[2], ARGV[6])
-    redis.call('DEL', KEYS[3])
+    if ARGV[7] ~= '1' then redis.call('DEL', KEYS[3]) end
     return 1
     """)
 

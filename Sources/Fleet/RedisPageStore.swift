@@ -73,7 +73,9 @@ public struct RedisPageStore: SharedPageStore {
         return renewed == 1
     }
 
-    public func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+    public func store(
+        _ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration
+    ) async throws(SharedStoreFailure) -> Bool {
         let at = claim.generation
         let reply = try await run(.script(
             FleetScripts.store,
@@ -84,7 +86,7 @@ public struct RedisPageStore: SharedPageStore {
             arguments: [
                 .string(claim.generation.epoch), .string(claim.generation.generation), .string(claim.token),
                 .bytes(SharedPageCodec.encode(page)), .integer(SharedPageCodec.milliseconds(page.lifetime)),
-                .integer(SharedPageCodec.milliseconds(generationLifetime)),
+                .integer(SharedPageCodec.milliseconds(generationLifetime)), .integer(keepingLease ? 1 : 0),
             ]
         ), deadline: deadline)
         guard let stored = reply.integer else { throw unexpected(reply) }

@@ -86,6 +86,11 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
         )
     }
 
+    /// Whether this is ``upstreamUnavailable(_:retryAfter:)``: the call was never made.
+    public var isBreakerRefusal: Bool {
+        status == 503 && upstream != nil && cause == UpstreamFailure.circuitOpen.cause
+    }
+
     /// `Retry-After` in whole seconds: ``retryAfter`` rounded up, at least 1 (a client told 0
     /// would ask again at once, into the same refusal).
     public var retryAfterSeconds: Int? {

@@ -12,6 +12,12 @@ struct LoadedDocument: Sendable {
     var shared: SharedCacheStatus?
     /// What to share with the fleet: the document with its windows, when it was cacheable.
     var page: SharedPage?
+    /// Set when the page was answered without waiting for an optional part (its grace ended, or
+    /// its breaker is open).
+    var withoutWaiting: OmissionReason?
+    /// The page was answered without a part still on its way: it is completed when that part
+    /// arrives (``ProductDetailsService/completeLate(_:with:_:_:)``).
+    var completesLater = false
 
     init(document: CachedDocument, storedFor: Duration?, staleAge: Duration? = nil, shared: SharedCacheStatus? = nil, page: SharedPage? = nil) {
         self.document = document
@@ -22,112 +28,197 @@ struct LoadedDocument: Sendable {
     }
 }
 
+/// Runs when a load's late optional parts have arrived: with the completed page, or `nil` when
+/// there is nothing new to store (the parts failed, or an invalidation overtook the load).
+typealias LateCompletion = @Sendable (LoadedDocument?) async -> Void
+
 extension ProductDetailsService {
     /// Fetches the three parts at once, merges and encodes them, and stores the result.
     ///
     /// Throws ``ProductDetailsError`` when the product cannot be had, `CancellationError` when
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
     /// error: it becomes a briefly cached 404 document.
-    func load(id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true) async throws -> LoadedDocument {
-        var loaded = try await loadUntraced(id: id, requestID: requestID, trace: trace, readsShared: readsShared)
+    func load(
+        id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true, executor: (any TaskExecutor)? = nil
+    ) async throws -> LoadedDocument {
+        // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
+        // it too, so a waiter that gives up does not start a second deadline of its own.
+        let context = LoadContext(
+            id: id, requestID: requestID, trace: trace, token: cache.loadToken(for: id),
+            deadline: time.now + settings.requestDeadline, executor: executor)
+        var loaded = try await loadUntraced(context, readsShared: readsShared)
         loaded.traceID = trace?.traceID
         return loaded
     }
 
-    /// One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
-    /// it too, so a waiter that gives up does not start a second deadline of its own.
-    private func loadUntraced(id: String, requestID: String, trace: TraceContext?, readsShared: Bool) async throws -> LoadedDocument {
-        let token = cache.loadToken(for: id)
-        let deadline = time.now + settings.requestDeadline
+    private func loadUntraced(_ context: LoadContext, readsShared: Bool) async throws -> LoadedDocument {
         guard let shared else {
-            return try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
+            return try await loadFromUpstreams(context)
         }
         guard readsShared else {
             // A client's no-cache asks for the origin's answer, not another replica's copy.
-            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
+            var loaded = try await loadFromUpstreams(context)
             loaded.shared = SharedCacheStatus(result: .request)
             return loaded
         }
-        switch try await sharedPhase(id: id, requestID: requestID, trace: trace, token: token, shared: shared, deadline: deadline) {
+        switch try await sharedPhase(context, shared: shared) {
         case .answered(let loaded):
             return loaded
         case .load(nil, let status):
-            var loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
+            var loaded = try await loadFromUpstreams(context)
             loaded.shared = status
             return loaded
         case .load(let claim?, let status):
-            return try await loadForTheFleet(
-                id: id, requestID: requestID, trace: trace, token: token, claim: claim, shared: shared, status: status, deadline: deadline)
+            return try await loadForTheFleet(context, claim: claim, shared: shared, status: status)
         }
     }
 
     /// Loads from the upstreams while holding the product's lease (renewed meanwhile), then
     /// stores the page for the fleet, or gives the lease up when there is nothing to store.
+    ///
+    /// A page answered before a late optional part is stored at once and the lease kept (still
+    /// renewed) until that part arrives: then the completed page is stored and the lease goes,
+    /// so the fleet gets the complete page from this one load, as this replica does.
     func loadForTheFleet(
-        id: String, requestID: String, trace: TraceContext?, token: LoadToken,
-        claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus, deadline: Duration
+        _ context: LoadContext, claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus
     ) async throws -> LoadedDocument {
         var status = status
         let renewal = keepRenewing(claim, in: shared)
-        defer { renewal.cancel() }
+        let whenComplete: LateCompletion = { completed in
+            if let page = completed?.page {
+                _ = await shared.store(page, under: claim)
+            } else {
+                await shared.release(claim)
+            }
+            renewal.cancel()
+        }
         var loaded: LoadedDocument
         do {
-            loaded = try await loadFromUpstreams(id: id, requestID: requestID, trace: trace, token: token, deadline: deadline)
+            loaded = try await loadFromUpstreams(context, whenComplete: whenComplete)
         } catch {
+            renewal.cancel()
             // Not on this task, which may be cancelled: the lease must go so a waiter takes over now.
             Task { await shared.release(claim) }
             throw error
         }
-        renewal.cancel()
-        if let page = loaded.page {
-            status.stored = await shared.store(page, under: claim)
+        if loaded.completesLater {
+            if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
         } else {
-            Task { await shared.release(claim) }
+            renewal.cancel()
+            if let page = loaded.page {
+                status.stored = await shared.store(page, under: claim)
+            } else {
+                Task { await shared.release(claim) }
+            }
         }
         loaded.shared = status
         return loaded
     }
 
-    /// `deadline` (absolute, on the service's time line) bounds the three calls, retries included.
-    private func loadFromUpstreams(
-        id: String, requestID: String, trace: TraceContext?, token: LoadToken, deadline: Duration
-    ) async throws -> LoadedDocument {
-        async let productResult = fetchProduct(id: id, deadline: deadline, requestID: requestID, trace: trace)
-        async let reviewResult = fetchReviews(id: id, deadline: deadline, requestID: requestID, trace: trace)
-        async let suggestionResult = fetchSuggestions(id: id, deadline: deadline, requestID: requestID, trace: trace)
-
-        let product: Product
-        switch await productResult {
-        case .success(let value):
-            product = value
-        case .failure(.notFound):
-            // Leaving the scope cancels the other two calls: nobody needs them now.
-            let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: id).problemJSON)
-            return store(document, for: id, ttl: settings.notFoundTTL, staleWindows: false, token: token)
-        case .failure(.cancelled):
-            throw CancellationError()
-        case .failure(let failure):
-            throw ProductDetailsError.upstream(failure, from: .products)
+    /// The product call, with reviews and suggestions beside it in tasks of their own. Once the
+    /// product is here, the optional parts get at most `optionalPartGrace` more; a part still out
+    /// then is left out of the answer, and the cached page is completed when it arrives
+    /// (``completeLate(_:with:_:_:)``; then `whenComplete` runs, in fleet mode to share it).
+    private func loadFromUpstreams(_ context: LoadContext, whenComplete: LateCompletion? = nil) async throws -> LoadedDocument {
+        let (products, reviews, suggestions) = (self.products, self.reviews, self.suggestions)
+        let parts = OptionalParts()
+        parts.start(
+            executor: context.executor,
+            reviews: { [self] in await fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
+                try await reviews.reviews(productID: context.id, call: call)
+            } },
+            suggested: { [self] in await fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
+                try await suggestions.suggestions(productID: context.id, call: call)
+            } })
+        return try await withTaskCancellationHandler { [self] in
+            let product: Product
+            switch await fetch(.products, context, using: productRetrier, { call throws(UpstreamFailure) in
+                try await products.product(id: context.id, call: call)
+            }) {
+            case .success(let value):
+                product = value
+            case .failure(.notFound):
+                parts.cancel()
+                let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: context.id).problemJSON)
+                return store(document, for: context.id, ttl: settings.notFoundTTL, staleWindows: false, token: context.token)
+            case .failure(.cancelled):
+                parts.cancel()
+                throw CancellationError()
+            case .failure(.circuitOpen):
+                parts.cancel()
+                throw ProductDetailsError.upstreamUnavailable(.products, retryAfter: productRetrier.breaker?.retryAfter ?? .zero)
+            case .failure(let failure):
+                parts.cancel()
+                throw ProductDetailsError.upstream(failure, from: .products)
+            }
+            await parts.waitForBoth(orUntil: settings.optionalPartGrace, on: time, executor: context.executor)
+            if Task.isCancelled {
+                parts.cancel()
+                throw CancellationError()
+            }
+            let settlement = parts.settle { [self] reviews, suggested in
+                let completed = completeLate(context, with: product, reviews, suggested)
+                await whenComplete?(completed)
+            }
+            switch settlement {
+            case .complete(let reviews, let suggested):
+                return page(context, product: product, reviews: reviews, suggested: suggested)
+            case .partial(let reviews, let suggested):
+                var loaded = page(context, product: product, reviews: reviews, suggested: suggested)
+                loaded.withoutWaiting = .grace
+                loaded.completesLater = true
+                return loaded
+            }
+        } onCancel: {
+            parts.cancel()
         }
+    }
 
+    /// Merges, encodes and stores a page; a part that is `nil` (still on its way) or failed is
+    /// listed in `missing`, and such a page is kept only for the degraded TTL.
+    private func page(
+        _ context: LoadContext, product: Product, reviews: OptionalParts.Reviews?, suggested: OptionalParts.Suggested?,
+        counting: Bool = true
+    ) -> LoadedDocument {
         var missing: [DetailPart] = []
-        let reviews: [Review]
-        switch await reviewResult {
-        case .success(let value): reviews = value
-        case .failure(.cancelled): throw CancellationError()
-        case .failure: reviews = []; missing.append(.reviews)
+        var withoutWaiting: OmissionReason?
+        func take<T>(_ part: DetailPart, _ result: Result<[T], UpstreamFailure>?) -> [T] {
+            let reason: OmissionReason
+            switch result {
+            case .success(let value)?: return value
+            case nil: reason = .grace
+            case .failure(.circuitOpen)?: reason = .breaker
+            case .failure?: reason = .failure
+            }
+            missing.append(part)
+            if reason == .breaker { withoutWaiting = withoutWaiting ?? .breaker }
+            if counting { events.partOmitted(part, reason) }
+            return []
         }
-        let suggested: [Product]
-        switch await suggestionResult {
-        case .success(let value): suggested = value
-        case .failure(.cancelled): throw CancellationError()
-        case .failure: suggested = []; missing.append(.suggested)
-        }
-
-        let detail = ProductDetail(product: product, reviews: reviews, suggested: suggested, missing: missing)
+        let detail = ProductDetail(
+            product: product, reviews: take(.reviews, reviews), suggested: take(.suggested, suggested), missing: missing)
         let document = CachedDocument(status: 200, body: DetailEncoder.encode(detail), missing: missing)
         let ttl = missing.isEmpty ? settings.ttl : min(settings.degradedTTL, settings.ttl)
-        return store(document, for: id, ttl: ttl, staleWindows: true, token: token)
+        var loaded = store(document, for: context.id, ttl: ttl, staleWindows: true, token: context.token)
+        loaded.withoutWaiting = withoutWaiting
+        return loaded
+    }
+
+    /// The page again once its late parts arrived, stored in place of the one answered without
+    /// them (the load token still guards it: an invalidation since the load began refuses it).
+    /// `nil` when no part succeeded, or the deadline passed: the answered page stays until its
+    /// degraded TTL ends.
+    private func completeLate(
+        _ context: LoadContext, with product: Product, _ reviews: OptionalParts.Reviews, _ suggested: OptionalParts.Suggested
+    ) -> LoadedDocument? {
+        let anyArrived: Bool
+        switch (reviews, suggested) {
+        case (.success, _), (_, .success): anyArrived = true
+        default: anyArrived = false
+        }
+        guard anyArrived, time.now < context.deadline else { return nil }
+        let loaded = page(context, product: product, reviews: reviews, suggested: suggested, counting: false)
+        return loaded.storedFor == nil ? nil : loaded
     }
 
     private func store(_ document: CachedDocument, for id: String, ttl: Duration, staleWindows: Bool, token: LoadToken) -> LoadedDocument {
@@ -145,31 +236,13 @@ extension ProductDetailsService {
         return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: stored ? page : nil)
     }
 
-    private func fetchProduct(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<Product, UpstreamFailure> {
+    /// One upstream call through its retrier, its failure as a value.
+    private func fetch<T: Sendable>(
+        _ upstream: Upstream, _ context: LoadContext, using retrier: Retrier,
+        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async -> Result<T, UpstreamFailure> {
         do throws(UpstreamFailure) {
-            return .success(try await productRetrier.run(.products, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
-                try await products.product(id: id, call: call)
-            })
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private func fetchReviews(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<[Review], UpstreamFailure> {
-        do throws(UpstreamFailure) {
-            return .success(try await reviewRetrier.run(.reviews, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
-                try await reviews.reviews(productID: id, call: call)
-            })
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private func fetchSuggestions(id: String, deadline: Duration, requestID: String, trace: TraceContext?) async -> Result<[Product], UpstreamFailure> {
-        do throws(UpstreamFailure) {
-            return .success(try await suggestionRetrier.run(.suggestions, deadline: deadline, requestID: requestID, trace: trace) { call throws(UpstreamFailure) in
-                try await suggestions.suggestions(productID: id, call: call)
-            })
+            return .success(try await retrier.run(upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, operation))
         } catch {
             return .failure(error)
         }

@@ -17,9 +17,8 @@ extension ProductDetailsService {
     /// reaches it fails the load (`504`, or stale-if-error) rather than going upstream on a
     /// deadline of its own, which would double the request's time. A failure, the breaker, or a
     /// spent budget sends the load upstream at once, as on a single node.
-    func sharedPhase(
-        id: String, requestID: String, trace: TraceContext?, token: LoadToken, shared: SharedCache, deadline waitUntil: Duration
-    ) async throws -> SharedPhase {
+    func sharedPhase(_ context: LoadContext, shared: SharedCache) async throws -> SharedPhase {
+        let id = context.id
         var budget = SharedTimeBudget(shared.settings.timeout)
         var waited = false
         var pause = shared.settings.pollInitial
@@ -34,7 +33,7 @@ extension ProductDetailsService {
                 events.lease(waited ? .takenOver : .won)
                 return .load(claim: claim, status: SharedCacheStatus(result: .miss, collapsed: waited))
             case .page(let page, let age, let generation):
-                keepLocally(page, age: age, id: id, token: token)
+                keepLocally(page, age: age, id: id, token: context.token)
                 switch page.standing(age: age) {
                 case .fresh(let document, let remaining):
                     let status = SharedCacheStatus(result: .hit, ttlRemaining: remaining, collapsed: waited)
@@ -52,11 +51,11 @@ extension ProductDetailsService {
                         if let claim {
                             // As with a stale L1 page: served now, refreshed without waiters, on
                             // a deadline of its own.
-                            Task {
-                                _ = try? await self.loadForTheFleet(
-                                    id: id, requestID: requestID, trace: trace, token: token,
-                                    claim: claim, shared: shared, status: refreshing,
-                                    deadline: self.time.now + self.settings.requestDeadline)
+                            let refresh = LoadContext(
+                                id: id, requestID: context.requestID, trace: context.trace, token: context.token,
+                                deadline: time.now + settings.requestDeadline, executor: context.executor)
+                            Task(executorPreference: context.executor) {
+                                _ = try? await self.loadForTheFleet(refresh, claim: claim, shared: shared, status: refreshing)
                             }
                         }
                         let status = SharedCacheStatus(result: .stale, ttlRemaining: .zero - staleness, collapsed: waited)
@@ -75,7 +74,7 @@ extension ProductDetailsService {
                 waited = true
                 events.lease(.waited)
             }
-            guard time.now + pause < waitUntil else { throw ProductDetailsError.fleetLoadTimedOut }
+            guard time.now + pause < context.deadline else { throw ProductDetailsError.fleetLoadTimedOut }
             try await time.sleep(for: pause)
             pause = min(pause * 2, shared.settings.pollMax)
         }

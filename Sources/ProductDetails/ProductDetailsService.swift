@@ -52,15 +52,18 @@ public final class ProductDetailsService: Sendable {
             maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes, time: time, events: events
         )
         self.inFlight = InFlightLoads(maxLoads: settings.maxInFlightLoads, events: events)
-        func retrier() -> Retrier {
+        func retrier(_ upstream: Upstream, hedging: HedgePolicy? = nil) -> Retrier {
             Retrier(
                 policy: settings.retry, budget: RetryBudget(limits: settings.retryBudget, time: time),
+                breaker: UpstreamBreaker(upstream: upstream, policy: settings.upstreamBreaker, time: time, events: events),
+                hedger: hedging.map { Hedger(policy: $0, time: time) },
                 time: time, random: random, events: events
             )
         }
-        self.productRetrier = retrier()
-        self.reviewRetrier = retrier()
-        self.suggestionRetrier = retrier()
+        // Only the required call is hedged: an optional part that is slow is left out instead.
+        self.productRetrier = retrier(.products, hedging: settings.hedging)
+        self.reviewRetrier = retrier(.reviews)
+        self.suggestionRetrier = retrier(.suggestions)
     }
 
     /// Whether `id` is `[A-Za-z0-9_-]{1,64}`.
@@ -201,6 +204,17 @@ public final class ProductDetailsService: Sendable {
         await inFlight.detachAll()
     }
 
+    /// The circuit breaker of `upstream`'s calls.
+    public func breaker(for upstream: Upstream) -> UpstreamBreaker {
+        let retrier = switch upstream {
+        case .products: productRetrier
+        case .reviews: reviewRetrier
+        case .suggestions: suggestionRetrier
+        }
+        // Every retrier of the service is built with one.
+        return retrier.breaker!
+    }
+
     public var cacheEntryCount: Int { cache.count }
     public var cacheBytes: Int { cache.totalBytes }
     /// Loads running now (no actor hop: read from an atomic).
@@ -214,7 +228,7 @@ public final class ProductDetailsService: Sendable {
         let failure: ProductDetailsError
         do {
             let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
-                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared)
+                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared, executor: executor)
             }
             let traceID = collapsed ? loaded.traceID : nil
             if let staleAge = loaded.staleAge {
@@ -226,11 +240,10 @@ public final class ProductDetailsService: Sendable {
                 return DetailAnswer(document: loaded.document, cache: outcome, loadTraceID: traceID)
             }
             events.cacheLookup(.miss)
-            return DetailAnswer(
-                document: loaded.document,
-                cache: CacheOutcome(result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor, shared: loaded.shared),
-                loadTraceID: traceID
-            )
+            let outcome = CacheOutcome(
+                result: .miss, collapsed: collapsed, ttlRemaining: loaded.storedFor, shared: loaded.shared,
+                withoutWaiting: loaded.withoutWaiting)
+            return DetailAnswer(document: loaded.document, cache: outcome, loadTraceID: traceID)
         } catch let error as ProductDetailsError {
             failure = error
         } catch is InFlightLoadsOverloaded {
@@ -242,7 +255,7 @@ public final class ProductDetailsService: Sendable {
             failure = .badGateway("The product could not be loaded.")
         }
         if failure.isCancellation || Task.isCancelled { throw .cancelled }
-        if let standIn = staleStandIn(for: id) {
+        if let standIn = staleStandIn(for: id, because: failure.isBreakerRefusal ? "breaker-open" : "error") {
             events.cacheLookup(standIn.cache.result)
             return standIn
         }
@@ -251,12 +264,12 @@ public final class ProductDetailsService: Sendable {
     }
 
     /// A cached document that may be served instead of a failed load (stale-if-error).
-    private func staleStandIn(for id: String) -> DetailAnswer? {
+    private func staleStandIn(for id: String, because reason: String) -> DetailAnswer? {
         switch cache.lookup(id) {
         case .stale(let document, let age, _, usableOnError: true):
             return DetailAnswer(
                 document: document,
-                cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "error")
+                cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: reason)
             )
         case .fresh(let document, let remaining):
             // Another load stored a fresh document while this one failed.
@@ -269,7 +282,7 @@ public final class ProductDetailsService: Sendable {
     /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running.
     private func refreshInBackground(id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?) async {
         await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] in
-            try await self.load(id: id, requestID: requestID, trace: trace)
+            try await self.load(id: id, requestID: requestID, trace: trace, executor: executor)
         }
     }
 }

@@ -38,6 +38,12 @@ public protocol ServiceEvents: Sendable {
     func lease(_ result: LeaseResult)
     /// The shared cache's circuit breaker changed state.
     func sharedBreaker(_ state: CircuitBreaker.State)
+    /// An upstream's circuit breaker changed state.
+    func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State)
+    /// A hedge of a call to `upstream` was sent, won, lost, or refused by its budget or breaker.
+    func hedge(_ upstream: Upstream, _ result: HedgeResult)
+    /// A page was answered without an optional part, and why.
+    func partOmitted(_ part: DetailPart, _ reason: OmissionReason)
 }
 
 extension ServiceEvents {
@@ -55,6 +61,9 @@ extension ServiceEvents {
     public func sharedRead(_ result: SharedReadResult) {}
     public func lease(_ result: LeaseResult) {}
     public func sharedBreaker(_ state: CircuitBreaker.State) {}
+    public func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {}
+    public func hedge(_ upstream: Upstream, _ result: HedgeResult) {}
+    public func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}
 }
 
 /// Events that go nowhere: the default when no metrics backend is wired.

@@ -23,6 +23,13 @@ public struct ServiceSettings: Sendable, Equatable {
     public var maxInFlightLoads: Int
     public var cacheMaxEntries: Int
     public var cacheMaxBytes: Int
+    /// Each upstream's circuit breaker (docs/architecture.md, "Gray failure").
+    public var upstreamBreaker: CircuitBreaker.Policy
+    /// Once the product has arrived, how much longer a load waits for reviews and suggestions
+    /// before it answers without them (and completes the cached page when they come).
+    public var optionalPartGrace: Duration
+    /// Hedging of the product call; `nil` turns it off.
+    public var hedging: HedgePolicy?
 
     public init(
         ttl: Duration = .seconds(60),
@@ -37,7 +44,10 @@ public struct ServiceSettings: Sendable, Equatable {
         maxBatch: Int = 100,
         maxInFlightLoads: Int = 10_000,
         cacheMaxEntries: Int = 10_000,
-        cacheMaxBytes: Int = 64 * 1024 * 1024
+        cacheMaxBytes: Int = 64 * 1024 * 1024,
+        upstreamBreaker: CircuitBreaker.Policy = Self.defaultUpstreamBreaker,
+        optionalPartGrace: Duration = .milliseconds(100),
+        hedging: HedgePolicy? = HedgePolicy()
     ) {
         self.ttl = ttl
         self.notFoundTTL = notFoundTTL
@@ -52,5 +62,14 @@ public struct ServiceSettings: Sendable, Equatable {
         self.maxInFlightLoads = maxInFlightLoads
         self.cacheMaxEntries = cacheMaxEntries
         self.cacheMaxBytes = cacheMaxBytes
+        self.upstreamBreaker = upstreamBreaker
+        self.optionalPartGrace = optionalPartGrace
+        self.hedging = hedging
     }
+
+    /// Five failures in a row (Envoy's outlier detection), or half of at least 20 calls in 10 s
+    /// (Hystrix's ratio rule, which catches an upstream failing every other call); open 5 s
+    /// (Hystrix's and Polly's), so a healed upstream is back within seconds.
+    public static let defaultUpstreamBreaker = CircuitBreaker.Policy(
+        failureThreshold: 5, openFor: .seconds(5), failureRatio: 0.5, window: .seconds(10), minimumCalls: 20)
 }

@@ -36,6 +36,11 @@ extension AppE2ETests {
             configuration.client.maxConnectionsPerOrigin = 8
             configuration.service.requestDeadline = deadline
             configuration.service.retry.attempts = 3
+            // The suite isolates retries, time-outs and status mapping under each fault; the
+            // rules that stop calling a failing upstream have cases of their own (GrayFailureTests).
+            configuration.service.upstreamBreaker = CircuitBreaker.Policy(failureThreshold: 1_000_000, openFor: .seconds(1))
+            configuration.service.hedging = nil
+            configuration.service.optionalPartGrace = deadline
         }
 
         static func requests(_ code: Int) -> [String: String] {

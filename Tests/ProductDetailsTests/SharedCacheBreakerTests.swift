@@ -13,7 +13,7 @@ struct SharedCacheBreakerTests {
             throw .timedOut
         }
         func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool { throw .timedOut }
-        func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+        func store(_ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
             throw .timedOut
         }
         func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) { throw .timedOut }

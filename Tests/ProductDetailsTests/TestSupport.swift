@@ -92,6 +92,9 @@ final class RecordingEvents: ServiceEvents {
     func loadFinished() { record("loadFinished") }
     func loadCancelled() { record("loadCancelled") }
     func eviction(reason: String) { record("eviction \(reason)") }
+    func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) { record("breaker \(upstream.rawValue) \(state.label)") }
+    func hedge(_ upstream: Upstream, _ result: HedgeResult) { record("hedge \(upstream.rawValue) \(result.rawValue)") }
+    func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { record("omitted \(part.rawValue) \(reason.rawValue)") }
 }
 
 /// A time source whose sleeps return at once after moving time forward by the requested amount,

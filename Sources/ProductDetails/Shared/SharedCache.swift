@@ -63,8 +63,10 @@ public final class SharedCache: Sendable {
         return try? result?.get()
     }
 
-    func store(_ page: SharedPage, under claim: SharedClaim) async -> Bool {
-        let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.store(page, under: claim, deadline: deadline) }, deadline: deadline())
+    func store(_ page: SharedPage, under claim: SharedClaim, keepingLease: Bool = false) async -> Bool {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in
+            try await store.store(page, under: claim, keepingLease: keepingLease, deadline: deadline)
+        }, deadline: deadline())
         return (try? result?.get()) ?? false
     }
 

@@ -14,10 +14,11 @@ public protocol SharedPageStore: Sendable {
     /// Extends `claim` while its load runs; `false` once it was lost (lapsed and taken by another).
     func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool
 
-    /// Stores the page loaded under `claim` and gives the lease up. Refused (`false`) unless the
-    /// claim is still held and neither the product nor everything was invalidated since it was
-    /// taken: a late or overtaken load never overwrites.
-    func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool
+    /// Stores the page loaded under `claim` and gives the lease up, unless `keepingLease` (the
+    /// page lacks a part still on its way: the completed one follows under the same claim).
+    /// Refused (`false`) unless the claim is still held and neither the product nor everything
+    /// was invalidated since it was taken: a late or overtaken load never overwrites.
+    func store(_ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration) async throws(SharedStoreFailure) -> Bool
 
     /// Gives the lease up without storing (the load failed), so a waiter may take over at once.
     func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure)
@@ -28,4 +29,11 @@ public protocol SharedPageStore: Sendable {
 
     /// ``invalidate(id:deadline:)`` for every product.
     func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int
+}
+
+extension SharedPageStore {
+    /// Stores the page and gives the lease up.
+    public func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+        try await store(page, under: claim, keepingLease: false, deadline: deadline)
+    }
 }

@@ -1,0 +1,34 @@
+/// When a slow call gets a second attempt (docs/architecture.md, "Hedging").
+///
+/// The hedge delay is the upstream's live p95 over its last successful attempts
+/// (``LatencyWindow``), clamped to `minimumDelay…maximumDelay`, and only once `minimumSamples`
+/// successes are known. Hedges draw on their own budget, the retry budget's rule with hedges for
+/// retries: about `budget.ratio` extra calls over `budget.window`, and at least `budget.floor`
+/// in any window, so the first hedges of a quiet run are not refused.
+public struct HedgePolicy: Sendable, Equatable {
+    public var minimumSamples: Int
+    public var minimumDelay: Duration
+    public var maximumDelay: Duration
+    public var samples: Int
+    public var budget: RetryBudgetWindow.Limits
+
+    public init(
+        minimumSamples: Int = 20,
+        minimumDelay: Duration = .milliseconds(10),
+        maximumDelay: Duration = .milliseconds(200),
+        samples: Int = 128,
+        budget: RetryBudgetWindow.Limits = .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: 10)
+    ) {
+        self.minimumSamples = max(1, minimumSamples)
+        self.minimumDelay = minimumDelay
+        self.maximumDelay = max(minimumDelay, maximumDelay)
+        self.samples = max(1, samples)
+        self.budget = budget
+    }
+
+    /// The hedge delay given the window's p95, or `nil` while too few samples are known.
+    public func delay(p95: Duration?, samples count: Int) -> Duration? {
+        guard count >= minimumSamples, let p95 else { return nil }
+        return min(max(p95, minimumDelay), maximumDelay)
+    }
+}

@@ -1,0 +1,187 @@
+import Timekeeping
+
+/// The one retry loop every upstream call goes through.
+///
+/// It performs what ``RetryPolicy/nextStep(after:attempt:now:deadline:random:)`` decides, asks the
+/// ``RetryBudget`` before each retry, sleeps on the injected ``TimeSource`` and stops at once when
+/// its task is cancelled: a cancelled request must not keep knocking on an upstream.
+///
+/// Each attempt first asks the upstream's ``UpstreamBreaker``: while it is open the call fails at
+/// once with ``UpstreamFailure/circuitOpen`` (a retry it refuses ends the call with the failure
+/// before it). With a ``Hedger``, an attempt that has not answered within the hedge delay gets a
+/// second one beside it; the first answer wins and the other is cancelled.
+public struct Retrier: Sendable {
+    public let policy: RetryPolicy
+    public let budget: RetryBudget
+    public let breaker: UpstreamBreaker?
+    public let hedger: Hedger?
+    private let time: any TimeSource
+    private let random: @Sendable (ClosedRange<Double>) -> Double
+    private let events: any ServiceEvents
+
+    public init(
+        policy: RetryPolicy = RetryPolicy(),
+        budget: RetryBudget,
+        breaker: UpstreamBreaker? = nil,
+        hedger: Hedger? = nil,
+        time: any TimeSource,
+        random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
+        events: any ServiceEvents = NoEvents()
+    ) {
+        self.policy = policy
+        self.budget = budget
+        self.breaker = breaker
+        self.hedger = hedger
+        self.time = time
+        self.random = random
+        self.events = events
+    }
+
+    /// Runs `operation` until it succeeds, fails for good, or `deadline` (absolute, in the time
+    /// source's `now` terms) leaves no room for another attempt.
+    ///
+    /// Throws the last attempt's failure, ``UpstreamFailure/circuitOpen`` when the breaker refused
+    /// the first attempt, or ``UpstreamFailure/cancelled`` when the task is cancelled.
+    public func run<T: Sendable>(
+        _ upstream: Upstream,
+        deadline: Duration,
+        requestID: String,
+        trace: TraceContext? = nil,
+        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async throws(UpstreamFailure) -> T {
+        budget.recordRequest()
+        hedger?.recordCall()
+        var attempt = 1
+        var lastFailure: UpstreamFailure?
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let started = time.now
+            // Only reachable on a later attempt if a sleep overshot; then the last failure is the answer.
+            guard started < deadline else { throw gaveUp(upstream, lastFailure ?? .timedOut, attempts: attempt - 1) }
+            if let breaker, !breaker.admit() {
+                guard let lastFailure else { throw .circuitOpen }
+                throw gaveUp(upstream, lastFailure, attempts: attempt - 1)
+            }
+            let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID, trace: trace)
+            let outcome: Result<T, UpstreamFailure>
+            if let delay = hedger?.delay, delay < call.timeout {
+                outcome = await hedged(upstream, call, after: delay, deadline: deadline, operation)
+            } else {
+                outcome = await attemptOnce(upstream, call, operation)
+            }
+            let failure: UpstreamFailure
+            switch outcome {
+            case .success(let value): return value
+            case .failure(let error): failure = error
+            }
+            lastFailure = failure
+            if Task.isCancelled || failure == .cancelled { throw .cancelled }
+            if failure == .circuitOpen { throw gaveUp(upstream, failure, attempts: attempt) }
+
+            let step = policy.nextStep(after: failure, attempt: attempt, now: time.now, deadline: deadline, random: random)
+            guard case .retry(let delay) = step else { throw gaveUp(upstream, failure, attempts: attempt) }
+            guard budget.tryWithdrawRetry() else {
+                events.retryBudgetExhausted(upstream)
+                throw gaveUp(upstream, failure, attempts: attempt)
+            }
+            events.retry(upstream, reason: failure.label)
+            do {
+                try await time.sleep(for: delay)
+            } catch {
+                throw .cancelled
+            }
+            attempt += 1
+        }
+    }
+
+    /// One attempt, reported to the events, the breaker and (a success's latency) the hedger.
+    private func attemptOnce<T: Sendable>(
+        _ upstream: Upstream, _ call: UpstreamCall, _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async -> Result<T, UpstreamFailure> {
+        let started = time.now
+        let outcome: Result<T, UpstreamFailure>
+        do throws(UpstreamFailure) {
+            outcome = .success(try await operation(call))
+        } catch {
+            outcome = .failure(error)
+        }
+        let duration = time.now - started
+        let failure: UpstreamFailure?
+        switch outcome {
+        case .success:
+            failure = nil
+            hedger?.recordSuccess(after: duration)
+        case .failure(let error):
+            failure = error
+        }
+        events.upstreamAttempt(upstream, failure: failure, duration: duration)
+        breaker?.record(failure)
+        return outcome
+    }
+
+    /// What the race of a hedged attempt hears next.
+    private enum HedgeEvent<T: Sendable>: Sendable {
+        case answered(Result<T, UpstreamFailure>, byHedge: Bool)
+        case delayPassed
+        case delayCancelled
+    }
+
+    /// An attempt that gets a hedge beside it if it has not answered after `delay`: the first
+    /// answer wins (a failure that is an answer, such as a `404`, too), and the other attempt is
+    /// cancelled. A failure that says the upstream is unwell (a time-out, a `5xx`) waits for the
+    /// other attempt, if one runs.
+    private func hedged<T: Sendable>(
+        _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
+        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async -> Result<T, UpstreamFailure> {
+        await withTaskGroup(of: HedgeEvent<T>.self) { group in
+            group.addTask { .answered(await self.attemptOnce(upstream, call, operation), byHedge: false) }
+            group.addTask { [time] in
+                do {
+                    try await time.sleep(for: delay)
+                    return .delayPassed
+                } catch {
+                    return .delayCancelled
+                }
+            }
+            var running = 1
+            var hedgeSent = false
+            var lastFailure = UpstreamFailure.cancelled
+            while let event = await group.next() {
+                switch event {
+                case .delayCancelled:
+                    continue
+                case .delayPassed:
+                    guard running == 1, !Task.isCancelled else { continue }
+                    guard breaker?.admitHedge() ?? true, hedger?.tryWithdrawHedge() ?? false else {
+                        events.hedge(upstream, .refused)
+                        continue
+                    }
+                    events.hedge(upstream, .sent)
+                    hedgeSent = true
+                    running += 1
+                    let hedgeCall = UpstreamCall(
+                        timeout: policy.attemptTimeout(now: time.now, deadline: deadline), requestID: call.requestID, trace: call.trace)
+                    group.addTask { .answered(await self.attemptOnce(upstream, hedgeCall, operation), byHedge: true) }
+                case .answered(let outcome, let byHedge):
+                    running -= 1
+                    if case .failure(let failure) = outcome, UpstreamBreaker.verdict(for: failure) != .success {
+                        lastFailure = failure
+                        guard running == 0 else { continue }
+                    }
+                    if hedgeSent { events.hedge(upstream, byHedge ? .won : .lost) }
+                    group.cancelAll()
+                    return outcome
+                }
+            }
+            return .failure(lastFailure)
+        }
+    }
+
+    /// Reports a call that failed for good (a `404` is an answer, not a failure) and returns
+    /// its failure to throw.
+    private func gaveUp(_ upstream: Upstream, _ failure: UpstreamFailure, attempts: Int) -> UpstreamFailure {
+        if failure != .notFound { events.upstreamGaveUp(upstream, failure: failure, attempts: attempts) }
+        return failure
+    }
+}

@@ -1,0 +1,182 @@
+import Testing
+@testable import ProductDetails
+import Timekeeping
+
+@Suite("Hedging")
+struct HedgingTests {
+    @Test func p95IsTheNearestRankOverTheLastSamples() {
+        var window = LatencyWindow(capacity: 100, recomputeEvery: 1)
+        #expect(window.p95 == nil)
+        for millisecond in 1...100 { window.record(.milliseconds(millisecond)) }
+        #expect(window.p95 == .milliseconds(95))
+        // The ring keeps the last 100: fifty fast ones push the slow half out of the top.
+        for _ in 0..<50 { window.record(.milliseconds(1)) }
+        #expect(window.p95 == .milliseconds(95))
+        for _ in 0..<50 { window.record(.milliseconds(1)) }
+        #expect(window.p95 == .milliseconds(1), "every slow sample has left the window")
+    }
+
+    @Test func thePercentileIsRecomputedEveryFewSamplesNotOnEachRead() {
+        var window = LatencyWindow(capacity: 10, recomputeEvery: 4)
+        window.record(.milliseconds(5))
+        #expect(window.p95 == .milliseconds(5), "the first sample gives a value at once")
+        for _ in 0..<3 { window.record(.milliseconds(50)) }
+        #expect(window.p95 == .milliseconds(5), "not yet recomputed")
+        window.record(.milliseconds(900))
+        #expect(window.p95 == .milliseconds(900), "recomputed on the fourth new sample")
+    }
+
+    @Test func theDelayWaitsForTheMinimumSamplesAndStaysBetweenFloorAndCeiling() {
+        let policy = HedgePolicy(minimumSamples: 20, minimumDelay: .milliseconds(10), maximumDelay: .milliseconds(200))
+        #expect(policy.delay(p95: .milliseconds(50), samples: 19) == nil)
+        #expect(policy.delay(p95: .milliseconds(50), samples: 20) == .milliseconds(50))
+        #expect(policy.delay(p95: .milliseconds(2), samples: 20) == .milliseconds(10))
+        #expect(policy.delay(p95: .seconds(2), samples: 20) == .milliseconds(200))
+    }
+
+    @Test func theBudgetHasAFloorAndThenAShareOfCalls() {
+        let time = ManualTimeSource()
+        let hedger = Hedger(policy: HedgePolicy(budget: .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: 2)), time: time)
+        #expect(hedger.tryWithdrawHedge() && hedger.tryWithdrawHedge(), "the floor lets the first hedges of a quiet run go")
+        #expect(!hedger.tryWithdrawHedge())
+        for _ in 0..<10 { hedger.recordCall() }
+        #expect(hedger.tryWithdrawHedge(), "one more for ten calls")
+        #expect(!hedger.tryWithdrawHedge())
+        time.advance(by: .seconds(11))
+        #expect(hedger.tryWithdrawHedge(), "the window slid on")
+    }
+
+    // MARK: In the retry loop
+
+    let time = ManualTimeSource()
+    let events = RecordingEvents()
+
+    /// A hedger that has seen 20 answers of 5 ms: its delay is the 10 ms floor.
+    func warmHedger(budgetFloor: Int = 10) -> Hedger {
+        let hedger = Hedger(
+            policy: HedgePolicy(budget: .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: budgetFloor)), time: time)
+        for _ in 0..<20 { hedger.recordSuccess(after: .milliseconds(5)) }
+        return hedger
+    }
+
+    func retrier(_ hedger: Hedger, breaker: UpstreamBreaker? = nil) -> Retrier {
+        Retrier(
+            policy: RetryPolicy(attempts: 1), budget: RetryBudget(time: time), breaker: breaker, hedger: hedger,
+            time: time, random: { $0.lowerBound }, events: events)
+    }
+
+    /// Runs a call whose attempts follow `script` by attempt number: `nil` hangs until cancelled.
+    func start(_ retrier: Retrier, _ script: @escaping @Sendable (Int) -> Result<Int, UpstreamFailure>?) -> (Task<Result<Int, UpstreamFailure>, Never>, Gate, Recorder<Int>) {
+        let hang = Gate()
+        let calls = Recorder<Int>()
+        let task = Task { () -> Result<Int, UpstreamFailure> in
+            do throws(UpstreamFailure) {
+                return .success(try await retrier.run(.products, deadline: time.now + .seconds(3), requestID: "r") { _ throws(UpstreamFailure) in
+                    calls.append(1)
+                    guard let answer = script(calls.values.count) else {
+                        do { try await hang.wait() } catch { throw .cancelled }
+                        return -1
+                    }
+                    return try answer.get()
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (task, hang, calls)
+    }
+
+    @Test func aSlowFirstAttemptGetsAHedgeAfterTheDelayAndTheHedgeWins() async {
+        let (task, hang, calls) = start(retrier(warmHedger())) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(9))
+        #expect(calls.values.count == 1, "no hedge before the delay")
+        time.advance(by: .milliseconds(1))
+        #expect(await task.value == .success(2))
+        #expect(calls.values.count == 2)
+        #expect(events.all.contains("hedge products sent") && events.all.contains("hedge products won"))
+        await eventually { hang.waiterCount == 0 }
+        #expect(events.all.contains("attempt products cancelled"), "the loser was cancelled")
+    }
+
+    @Test func aFastAnswerNeedsNoHedge() async {
+        let (task, _, calls) = start(retrier(warmHedger())) { _ in .success(1) }
+        #expect(await task.value == .success(1))
+        #expect(calls.values.count == 1)
+        #expect(!events.all.contains { $0.hasPrefix("hedge") })
+    }
+
+    @Test func theFirstAttemptCanStillWinAfterTheHedgeWentOut() async {
+        let gate = Gate()
+        let retrier = retrier(warmHedger())
+        let calls = Recorder<Int>()
+        let task = Task {
+            do throws(UpstreamFailure) {
+                return try await retrier.run(.products, deadline: time.now + .seconds(3), requestID: "r") { _ throws(UpstreamFailure) in
+                    calls.append(1)
+                    let number = calls.values.count
+                    do { try await gate.wait() } catch { throw .cancelled }
+                    return number
+                }
+            } catch {
+                return -1
+            }
+        }
+        await gate.waitForWaiters(1)
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(10))
+        await gate.waitForWaiters(2)
+        gate.open()
+        let winner = await task.value
+        #expect(winner == 1 || winner == 2)
+        #expect(events.all.filter { $0.hasPrefix("hedge") }.count == 2)
+        #expect(events.count("hedge products sent") == 1)
+    }
+
+    @Test func aSpentBudgetRefusesTheHedge() async {
+        let (task, hang, calls) = start(retrier(warmHedger(budgetFloor: 0))) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(10))
+        await eventually { events.count("hedge products refused") == 1 }
+        #expect(calls.values.count == 1)
+        hang.open()
+        #expect(await task.value == .success(-1))
+    }
+
+    @Test func noHedgeUnlessTheBreakerIsClosed() async {
+        let breaker = UpstreamBreaker(upstream: .products, policy: ServiceSettings.defaultUpstreamBreaker, time: time, events: events)
+        for _ in 0..<5 { _ = breaker.admit(); breaker.record(.timedOut) }
+        time.advance(by: .seconds(5))
+        // This call is the half-open breaker's trial: it is not hedged.
+        let (task, hang, calls) = start(retrier(warmHedger(), breaker: breaker)) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(10))
+        await eventually { events.count("hedge products refused") == 1 }
+        #expect(calls.values.count == 1)
+        hang.open()
+        #expect(await task.value == .success(-1))
+        #expect(breaker.state == .closed)
+    }
+
+    @Test func aNotFoundIsAnAnswerThatEndsTheRace() async {
+        let (task, hang, _) = start(retrier(warmHedger())) { $0 == 1 ? nil : .failure(.notFound) }
+        await hang.waitForWaiters()
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(10))
+        #expect(await task.value == .failure(.notFound))
+    }
+
+    @Test func aFailedHedgeWaitsForTheFirstAttempt() async {
+        let (task, hang, _) = start(retrier(warmHedger())) { $0 == 1 ? nil : .failure(.status(503, retryAfter: nil)) }
+        await hang.waitForWaiters()
+        await eventually { time.sleeperCount == 1 }
+        time.advance(by: .milliseconds(10))
+        await eventually { events.all.contains("attempt products status_5xx") }
+        hang.open()
+        #expect(await task.value == .success(-1))
+        #expect(events.all.contains("hedge products lost"))
+    }
+}
