@@ -58,11 +58,13 @@ struct HTTPClientTests {
                     }
                 }
                 while server.openConnections < 2 { await Task.yield() }
+                #expect(await eventually { client.statistics.waitingRequests == 8 })
                 release.open()
                 var answers: Set<String> = []
                 for try await answer in tasks { answers.insert(answer) }
                 #expect(answers == Set((0..<10).map(String.init)))
             }
+            #expect(client.statistics.waitingRequests == 0)
             #expect(client.statistics.connectionsOpened == 2)
             #expect(client.statistics.peakOpenConnections == 2)
             await client.shutdown()

@@ -47,6 +47,7 @@ final class ConnectionPool {
             connect(handler)
         case .wait:
             waiting[request] = handler
+            statistics.requestQueued()
             return request
         case .refuse:
             handler(.failure(.shutdown))
@@ -56,7 +57,7 @@ final class ConnectionPool {
 
     func cancelWaiter(_ id: Int) {
         machine.cancel(id)
-        waiting[id] = nil
+        _ = takeWaiter(id)
     }
 
     /// Returns a connection after its exchange; one that cannot be reused is already closing and
@@ -65,7 +66,7 @@ final class ConnectionPool {
         guard connection.isUsable else { return }
         switch machine.released(ObjectIdentifier(connection)) {
         case .hand(let request):
-            waiting.removeValue(forKey: request)?(.success(connection))
+            takeWaiter(request)?(.success(connection))
         case .park:
             connection.parkIdle(for: configuration.idleTimeout)
         case .close:
@@ -95,7 +96,7 @@ final class ConnectionPool {
         for timer in spareTimers { timer.cancel() }
         spareTimers.removeAll()
         let (refused, idle) = machine.shutDown()
-        for request in refused { waiting.removeValue(forKey: request)?(.failure(.shutdown)) }
+        for request in refused { takeWaiter(request)?(.failure(.shutdown)) }
         for id in idle { connections[id]?.close() }
     }
 
@@ -105,8 +106,15 @@ final class ConnectionPool {
         if let request = machine.closed(ObjectIdentifier(connection)) { connectForWaiting(request) }
     }
 
+    /// The handler of a request leaving the queue, or nil when it already left.
+    private func takeWaiter(_ request: Machine.RequestID) -> Handler? {
+        guard let handler = waiting.removeValue(forKey: request) else { return nil }
+        statistics.requestLeftQueue()
+        return handler
+    }
+
     private func connectForWaiting(_ request: Machine.RequestID) {
-        guard let handler = waiting.removeValue(forKey: request) else { return }
+        guard let handler = takeWaiter(request) else { return }
         connect(handler)
     }
 
