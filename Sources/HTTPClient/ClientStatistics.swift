@@ -6,7 +6,7 @@ public struct HTTPClientStatistics: Sendable, Equatable {
     public var connectionsOpened: Int
     /// Requests sent, including those that went out again on a fresh connection.
     public var requestsSent: Int
-    /// Sockets open now, connecting ones included, over every loop and origin.
+    /// Sockets open now, connecting ones included, over every loop and pool.
     public var openConnections: Int
     /// The most sockets open at once since start.
     public var peakOpenConnections: Int

@@ -156,7 +156,7 @@ func withE2E(
         throw error
     }
     var clientConfiguration = HTTPClientConfiguration()
-    clientConfiguration.maxConnectionsPerOrigin = 200
+    clientConfiguration.maxConnectionsPerPool = 200
     clientConfiguration.userAgent = "app-e2e-tests"
     let client = HTTPClient(group: clientGroup, configuration: clientConfiguration)
 

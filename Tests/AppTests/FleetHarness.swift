@@ -90,7 +90,7 @@ func withFleet(
     let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
     let clientGroup = try EventLoopGroup(loopCount: 1)
     var clientConfiguration = HTTPClientConfiguration()
-    clientConfiguration.maxConnectionsPerOrigin = 200
+    clientConfiguration.maxConnectionsPerPool = 200
     let client = HTTPClient(group: clientGroup, configuration: clientConfiguration)
     var replicas: [Application] = []
     var failure: (any Error)?

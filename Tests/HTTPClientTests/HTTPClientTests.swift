@@ -48,7 +48,7 @@ struct HTTPClientTests {
             let group = try EventLoopGroup(loopCount: 1)
             defer { group.shutdown() }
             var configuration = HTTPClientConfiguration()
-            configuration.maxConnectionsPerOrigin = 2
+            configuration.maxConnectionsPerPool = 2
             let client = HTTPClient(group: group, configuration: configuration)
             let origin = Origin(host: "127.0.0.1", port: port)
             try await withThrowingTaskGroup(of: String.self) { tasks in
@@ -70,6 +70,40 @@ struct HTTPClientTests {
             await client.shutdown()
             // Shut down, the idle sockets close, and their close callbacks come on the loop.
             while client.statistics.openConnections > 0 { await Task.yield() }
+        }
+    }
+
+    /// Three upstreams often share one origin: a pool full of hung reviews calls, with more
+    /// queued behind them, must not hold up a products call to that origin.
+    @Test func aHungPoolDoesNotDelayAnotherPoolToTheSameOrigin() async throws {
+        let arrived = Gate()
+        try await withServer(routes: { router in
+            standardRoutes(&router)
+            router.add(.get, "/hang") { _, _ in
+                arrived.open()
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { _, port in
+            let group = try EventLoopGroup(loopCount: 1)
+            defer { group.shutdown() }
+            var configuration = HTTPClientConfiguration()
+            configuration.maxConnectionsPerPool = 1
+            let client = HTTPClient(group: group, configuration: configuration)
+            let origin = Origin(host: "127.0.0.1", port: port)
+            let hung = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
+            await arrived.wait()
+            let queued = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
+            #expect(await eventually { client.statistics.waitingRequests == 1 })
+            // Within its own deadline, far below the hung calls' (shared, it would wait for them).
+            let response = try await client.get(origin, pool: "products", path: "/echo/fast", timeout: .seconds(10))
+            #expect(response.body == Array("fast".utf8))
+            #expect(client.statistics.connectionsOpened == 2)
+            #expect(client.statistics.waitingRequests == 1, "the reviews call still waits for its own pool")
+            hung.cancel()
+            queued.cancel()
+            _ = await (hung.result, queued.result)
+            await client.shutdown()
         }
     }
 

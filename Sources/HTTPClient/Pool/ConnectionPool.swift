@@ -2,9 +2,9 @@ import EventLoop
 import HTTP1
 import Timekeeping
 
-/// The keep-alive connections of one loop to one origin, as `ConnectionPoolStateMachine`
-/// decides: this shell opens and closes the sockets and calls the requests' handlers.
-/// Loop-confined.
+/// The keep-alive connections of one loop to one origin for one pool name, as
+/// `ConnectionPoolStateMachine` decides: this shell opens and closes the sockets and calls the
+/// requests' handlers. Loop-confined.
 final class ConnectionPool {
     typealias Handler = (Result<ClientConnection, HTTPClientError>) -> Void
     private typealias Machine = ConnectionPoolStateMachine<ObjectIdentifier>
@@ -32,7 +32,7 @@ final class ConnectionPool {
         self.configuration = configuration
         self.statistics = statistics
         self.time = time
-        machine = Machine(maxConnections: configuration.maxConnectionsPerOrigin)
+        machine = Machine(maxConnections: configuration.maxConnectionsPerPool)
     }
 
     /// Hands `handler` a connection: an idle one now, a new one once connected, or a released one

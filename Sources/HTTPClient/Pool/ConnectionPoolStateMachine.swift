@@ -1,7 +1,7 @@
-/// The rules of one loop's keep-alive connections to one origin, without the connections: at
-/// most `maxConnections` open or opening, idle ones reused most recent first, requests waiting in
-/// arrival order when every connection is busy, which waiting requests a drop fails, and what
-/// shutting down refuses and closes.
+/// The rules of one loop's keep-alive connections to one origin for one pool name, without the
+/// connections: at most `maxConnections` open or opening, idle ones reused most recent first,
+/// requests waiting in arrival order when every connection is busy, which waiting requests a drop
+/// fails, and what shutting down refuses and closes.
 ///
 /// Each event returns what to do; `ConnectionPool` does it (opens sockets, hands connections to
 /// requests, closes them). Pure, so every rule is tested with plain values.
