@@ -60,6 +60,8 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
         case .connectionReset: .connectionReset
         case .malformedResponse: .malformedBody(error.detail)
         case .cancelled: .cancelled
+        // Failed while queued because the upstream's breaker opened: never sent.
+        case .dropped: .circuitOpen
         }
     }
 

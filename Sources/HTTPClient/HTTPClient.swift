@@ -78,6 +78,17 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Fails at once, on every loop and to every origin, the requests of pool `pool` still waiting
+    /// for a connection (with `.dropped`): for when the upstream's circuit breaker opens, so calls
+    /// queued behind hung ones do not wait out their deadlines. Requests already sent, or whose
+    /// own connection is being opened, go on. Returns without waiting; each loop drops its queue
+    /// on its next turn. Callable from any thread.
+    public func failQueued(pool: String) {
+        for loop in group.loops {
+            loop.execute { [pools] in pools.existing(on: loop)?.dropWaiting(pool: pool) }
+        }
+    }
+
     /// Closes idle connections and fails queued requests on every loop.
     public func shutdown() async {
         for loop in group.loops {

@@ -2,6 +2,7 @@ import EventLoop
 import HTTP1
 import HTTPClient
 import HTTPServer
+import Locking
 import Testing
 import TestSupport
 import Timekeeping
@@ -103,6 +104,59 @@ struct HTTPClientTests {
             hung.cancel()
             queued.cancel()
             _ = await (hung.result, queued.result)
+            await client.shutdown()
+        }
+    }
+
+    /// The breaker of "reviews" opens: the reviews calls queued on each loop, to each origin,
+    /// fail at once, long before their deadlines and without being sent; the calls in flight, and
+    /// another pool's queue on the same origin, go on.
+    @Test func failQueuedFailsThePoolsWaitingRequestsAndNothingElse() async throws {
+        let arrivals = Locked(0)
+        let release = Gate()
+        try await withServer(routes: { router in
+            router.add(.get, "/held/{n}") { request, _ in
+                arrivals.withLock { $0 += 1 }
+                await release.wait()
+                return .text(.ok, request.pathParameters["n"] ?? "")
+            }
+        }) { _, port in
+            let group = try EventLoopGroup(loopCount: 2)
+            defer { group.shutdown() }
+            var configuration = HTTPClientConfiguration()
+            configuration.maxConnectionsPerPool = 1
+            let client = HTTPClient(group: group, configuration: configuration)
+            // A base path makes a second origin of the same server.
+            let origins = [(Origin(host: "127.0.0.1", port: port), "/held/"), (Origin(host: "127.0.0.1", port: port, basePath: "/held"), "/")]
+            func call(on loop: EventLoop, _ target: (Origin, String), pool: String, _ word: String) -> Task<String, any Error> {
+                Task(executorPreference: loop) {
+                    let response = try await client.get(target.0, pool: pool, path: target.1 + word, timeout: .seconds(60))
+                    return String(decoding: response.body, as: UTF8.self)
+                }
+            }
+            var inFlight: [(Task<String, any Error>, String)] = []
+            var queued: [Task<String, any Error>] = []
+            for (index, loop) in group.loops.enumerated() {
+                inFlight.append((call(on: loop, origins[index], pool: "reviews", "r\(index)"), "r\(index)"))
+                #expect(await eventually { arrivals.withLock { $0 } == index + 1 })
+                queued.append(call(on: loop, origins[index], pool: "reviews", "late"))
+            }
+            inFlight.append((call(on: group.loops[0], origins[0], pool: "products", "p"), "p"))
+            #expect(await eventually { arrivals.withLock { $0 } == 3 })
+            let productsQueued = call(on: group.loops[0], origins[0], pool: "products", "queued")
+            #expect(await eventually { client.statistics.waitingRequests == 3 })
+
+            client.failQueued(pool: "reviews")
+            for call in queued {
+                await #expect(throws: HTTPClientError(.dropped, "")) { _ = try await call.value }
+            }
+            #expect(client.statistics.waitingRequests == 1, "the products call still waits")
+            #expect(client.statistics.requestsSent == 3)
+
+            release.open()
+            for (call, word) in inFlight { #expect(try await call.value == word) }
+            #expect(try await productsQueued.value == "queued")
+            #expect(arrivals.withLock { $0 } == 4)
             await client.shutdown()
         }
     }

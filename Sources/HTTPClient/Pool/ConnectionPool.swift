@@ -11,6 +11,8 @@ final class ConnectionPool {
 
     let loop: EventLoop
     let origin: Origin
+    /// The pool name its requests gave (an upstream's name).
+    let name: String
     private let configuration: HTTPClientConfiguration
     private let statistics: ClientStatistics
     private let time: any TimeSource
@@ -26,9 +28,13 @@ final class ConnectionPool {
     private var spareTimers: [LoopTimer] = []
     private static let maxSpareTimers = 256
 
-    init(loop: EventLoop, origin: Origin, configuration: HTTPClientConfiguration, statistics: ClientStatistics, time: any TimeSource) {
+    init(
+        loop: EventLoop, origin: Origin, name: String, configuration: HTTPClientConfiguration, statistics: ClientStatistics,
+        time: any TimeSource
+    ) {
         self.loop = loop
         self.origin = origin
+        self.name = name
         self.configuration = configuration
         self.statistics = statistics
         self.time = time
@@ -92,12 +98,22 @@ final class ConnectionPool {
         }
     }
 
+    /// Fails every request waiting for a connection; requests on a connection, or on one being
+    /// opened for them, go on.
+    func dropWaiting() {
+        fail(machine.dropWaiting(), with: .dropped(pool: name))
+    }
+
     func shutdown() {
         for timer in spareTimers { timer.cancel() }
         spareTimers.removeAll()
         let (refused, idle) = machine.shutDown()
-        for request in refused { takeWaiter(request)?(.failure(.shutdown)) }
+        fail(refused, with: .shutdown)
         for id in idle { connections[id]?.close() }
+    }
+
+    private func fail(_ requests: [Machine.RequestID], with error: HTTPClientError) {
+        for request in requests { takeWaiter(request)?(.failure(error)) }
     }
 
     private func closed(_ connection: ClientConnection) {

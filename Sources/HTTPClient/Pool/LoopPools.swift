@@ -16,9 +16,14 @@ final class LoopPools {
     ) -> ConnectionPool {
         let key = Key(origin: origin, name: name)
         if let pool = pools[key] { return pool }
-        let pool = ConnectionPool(loop: loop, origin: origin, configuration: configuration, statistics: statistics, time: time)
+        let pool = ConnectionPool(loop: loop, origin: origin, name: name, configuration: configuration, statistics: statistics, time: time)
         pools[key] = pool
         return pool
+    }
+
+    /// Fails the waiting requests of every pool named `name`, whatever its origin.
+    func dropWaiting(pool name: String) {
+        for (key, pool) in pools where key.name == name { pool.dropWaiting() }
     }
 
     func shutdown() {
