@@ -83,11 +83,8 @@ func withFleet(
     _ body: (Fleet) async throws -> Void
 ) async throws {
     let redis = try await RedisServer.started()
-    var stubConfiguration = StubConfiguration()
-    stubConfiguration.host = "127.0.0.1"
-    stubConfiguration.port = 0
     let stubGroup = try EventLoopGroup(loopCount: 1)
-    let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+    let stub = loopbackStub(group: stubGroup)
     let clientGroup = try EventLoopGroup(loopCount: 1)
     var clientConfiguration = HTTPClientConfiguration()
     clientConfiguration.maxConnectionsPerPool = 200

@@ -14,10 +14,7 @@ import TestSupport
     @Test func eachUpstreamHasItsOwnPoolAndADroppedCallIsCircuitOpen() async throws {
         let stubGroup = try EventLoopGroup(loopCount: 1)
         defer { stubGroup.shutdown() }
-        var stubConfiguration = StubConfiguration()
-        stubConfiguration.host = "127.0.0.1"
-        stubConfiguration.port = 0
-        let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+        let stub = loopbackStub(group: stubGroup)
         let origin = Origin(host: "127.0.0.1", port: try await stub.start())
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }

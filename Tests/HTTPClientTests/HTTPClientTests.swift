@@ -40,17 +40,9 @@ struct HTTPClientTests {
 
     @Test func concurrentRequestsStayWithinThePoolCap() async throws {
         let release = Gate()
-        try await withServer(routes: { router in
-            router.add(.get, "/held/{n}") { request, _ in
-                await release.wait()
-                return .text(.ok, request.pathParameters["n"] ?? "")
-            }
-        }) { server, port in
-            let group = try EventLoopGroup(loopCount: 1)
+        try await withServer(routes: { addHeldRoute(&$0, until: release) }) { server, port in
+            let (group, client) = try clientWithSmallPools(connections: 2)
             defer { group.shutdown() }
-            var configuration = HTTPClientConfiguration()
-            configuration.maxConnectionsPerPool = 2
-            let client = HTTPClient(group: group, configuration: configuration)
             let origin = Origin(host: "127.0.0.1", port: port)
             try await withThrowingTaskGroup(of: String.self) { tasks in
                 for index in 0..<10 {
@@ -86,11 +78,8 @@ struct HTTPClientTests {
                 return .text(.ok, "never")
             }
         }) { _, port in
-            let group = try EventLoopGroup(loopCount: 1)
+            let (group, client) = try clientWithSmallPools(connections: 1)
             defer { group.shutdown() }
-            var configuration = HTTPClientConfiguration()
-            configuration.maxConnectionsPerPool = 1
-            let client = HTTPClient(group: group, configuration: configuration)
             let origin = Origin(host: "127.0.0.1", port: port)
             let hung = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
             await arrived.wait()
@@ -115,17 +104,10 @@ struct HTTPClientTests {
         let arrivals = Locked(0)
         let release = Gate()
         try await withServer(routes: { router in
-            router.add(.get, "/held/{n}") { request, _ in
-                arrivals.withLock { $0 += 1 }
-                await release.wait()
-                return .text(.ok, request.pathParameters["n"] ?? "")
-            }
+            addHeldRoute(&router, until: release) { arrivals.withLock { $0 += 1 } }
         }) { _, port in
-            let group = try EventLoopGroup(loopCount: 2)
+            let (group, client) = try clientWithSmallPools(loops: 2, connections: 1)
             defer { group.shutdown() }
-            var configuration = HTTPClientConfiguration()
-            configuration.maxConnectionsPerPool = 1
-            let client = HTTPClient(group: group, configuration: configuration)
             // A base path makes a second origin of the same server.
             let origins = [(Origin(host: "127.0.0.1", port: port), "/held/"), (Origin(host: "127.0.0.1", port: port, basePath: "/held"), "/")]
             func call(on loop: EventLoop, _ target: (Origin, String), pool: String, _ word: String) -> Task<String, any Error> {
@@ -333,6 +315,24 @@ struct HTTPClientTests {
     @Test(arguments: ["https://secure", "ftp://x", "http://:80", "http://host:99999", "http://user@host"])
     func unusableURLsAreRefused(_ url: String) {
         #expect(throws: HTTPClientError(.unsupportedURL, "")) { _ = try Origin(url: url) }
+    }
+}
+
+/// A client on loops of its own, with at most `connections` per pool and loop; the caller shuts
+/// the group down.
+private func clientWithSmallPools(loops: Int = 1, connections: Int) throws -> (EventLoopGroup, HTTPClient) {
+    let group = try EventLoopGroup(loopCount: loops)
+    var configuration = HTTPClientConfiguration()
+    configuration.maxConnectionsPerPool = connections
+    return (group, HTTPClient(group: group, configuration: configuration))
+}
+
+/// `GET /held/{n}`: answers `n` once `release` opens; `arrived` runs as each request comes in.
+private func addHeldRoute(_ router: inout Router, until release: Gate, arrived: @escaping @Sendable () -> Void = {}) {
+    router.add(.get, "/held/{n}") { request, _ in
+        arrived()
+        await release.wait()
+        return .text(.ok, request.pathParameters["n"] ?? "")
     }
 }
 
