@@ -99,7 +99,7 @@ public struct AppConfiguration: Sendable {
         if !config.isDemo, config.productsURL == nil || config.reviewsURL == nil || config.suggestionsURL == nil {
             throw ConfigurationError(setting: "UPSTREAM_URL", reason: "set it, or all of PRODUCTS_URL, REVIEWS_URL and SUGGESTIONS_URL")
         }
-        config.client.maxConnectionsPerOrigin = try reader.int("UPSTREAM_MAX_CONNECTIONS", default: 32, in: 1...10_000, "upstream connections per origin and loop")
+        config.client.maxConnectionsPerPool = try reader.int("UPSTREAM_MAX_CONNECTIONS", default: 32, in: 1...10_000, "upstream connections per upstream and loop")
         config.client.connectTimeout = .milliseconds(try reader.int("UPSTREAM_CONNECT_TIMEOUT_MS", default: 1000, in: 1...60_000, "upstream connect timeout"))
         config.demoCatalogSize = try reader.int("DEMO_CATALOG_SIZE", default: 10_000, in: 1...1_000_000, "products in the demo catalog")
     }

@@ -4,6 +4,8 @@ import ProductDetails
 
 /// The three upstream ports over HTTP: one attempt per call (the domain's retrier decides about
 /// more), the request id passed on, statuses and connection failures mapped to `UpstreamFailure`.
+/// Each upstream has a client pool of its own (its name), so hung calls to one never take the
+/// connections another needs when they share an origin.
 struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
     let client: HTTPClient
     let products: Origin
@@ -11,18 +13,18 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
     let suggestions: Origin
 
     func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product {
-        try UpstreamJSON.product(from: try await fetch(products, path: "/products/\(id)", call))
+        try UpstreamJSON.product(from: try await fetch(.products, products, path: "/products/\(id)", call))
     }
 
     func reviews(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Review] {
-        try UpstreamJSON.reviews(from: try await fetch(reviews, path: "/products/\(productID)/reviews", call))
+        try UpstreamJSON.reviews(from: try await fetch(.reviews, reviews, path: "/products/\(productID)/reviews", call))
     }
 
     func suggestions(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Product] {
-        try UpstreamJSON.products(from: try await fetch(suggestions, path: "/products/\(productID)/suggested", call))
+        try UpstreamJSON.products(from: try await fetch(.suggestions, suggestions, path: "/products/\(productID)/suggested", call))
     }
 
-    private func fetch(_ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
+    private func fetch(_ upstream: Upstream, _ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
         var headers = call.requestID.isEmpty
             ? HTTPHeaders([("Accept", "application/json")])
             : HTTPHeaders([("Accept", "application/json"), ("X-Request-ID", call.requestID)])
@@ -33,7 +35,7 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.get(origin, path: path, headers: headers, timeout: call.timeout)
+            response = try await client.get(origin, pool: upstream.rawValue, path: path, headers: headers, timeout: call.timeout)
         } catch {
             throw Self.failure(for: error)
         }
@@ -58,6 +60,8 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
         case .connectionReset: .connectionReset
         case .malformedResponse: .malformedBody(error.detail)
         case .cancelled: .cancelled
+        // Failed while queued because the upstream's breaker opened: never sent.
+        case .dropped: .circuitOpen
         }
     }
 

@@ -6,10 +6,12 @@ public struct HTTPClientStatistics: Sendable, Equatable {
     public var connectionsOpened: Int
     /// Requests sent, including those that went out again on a fresh connection.
     public var requestsSent: Int
-    /// Sockets open now, connecting ones included, over every loop and origin.
+    /// Sockets open now, connecting ones included, over every loop and pool.
     public var openConnections: Int
     /// The most sockets open at once since start.
     public var peakOpenConnections: Int
+    /// Requests waiting now for a connection (their pool is at its limit), over every loop.
+    public var waitingRequests: Int
 }
 
 final class ClientStatistics: Sendable {
@@ -17,6 +19,7 @@ final class ClientStatistics: Sendable {
     private let sent = Atomic<Int>(0)
     private let open = Atomic<Int>(0)
     private let peakOpen = Atomic<Int>(0)
+    private let waiting = Atomic<Int>(0)
 
     func connectionOpened() { opened.wrappingAdd(1, ordering: .relaxed) }
     func requestSent() { sent.wrappingAdd(1, ordering: .relaxed) }
@@ -35,9 +38,13 @@ final class ClientStatistics: Sendable {
 
     func socketClosed() { open.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
 
+    func requestQueued() { waiting.wrappingAdd(1, ordering: .relaxed) }
+    func requestLeftQueue() { waiting.wrappingSubtract(1, ordering: .relaxed) }
+
     var snapshot: HTTPClientStatistics {
         HTTPClientStatistics(
             connectionsOpened: opened.load(ordering: .relaxed), requestsSent: sent.load(ordering: .relaxed),
-            openConnections: open.load(ordering: .relaxed), peakOpenConnections: peakOpen.load(ordering: .relaxed))
+            openConnections: open.load(ordering: .relaxed), peakOpenConnections: peakOpen.load(ordering: .relaxed),
+            waitingRequests: waiting.load(ordering: .relaxed))
     }
 }

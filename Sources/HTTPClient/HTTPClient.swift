@@ -2,8 +2,9 @@ import EventLoop
 import HTTP1
 import Timekeeping
 
-/// An HTTP/1.1 client for upstream calls. Connections are pooled per loop and origin, so a
-/// handler's calls go out and come back on the loop it runs on, without a thread hop.
+/// An HTTP/1.1 client for upstream calls. Connections are pooled per loop, origin and pool name,
+/// so a handler's calls go out and come back on the loop it runs on, without a thread hop, and
+/// calls hung in one pool never hold the connections another pool needs, even to one origin.
 public final class HTTPClient: Sendable {
     public let group: EventLoopGroup
     public let configuration: HTTPClientConfiguration
@@ -27,35 +28,42 @@ public final class HTTPClient: Sendable {
     /// Sends one request and returns the whole answer, whatever its status. Throws on connection
     /// failures, malformed answers, the deadline (`timeout` covers waiting for a connection,
     /// connecting, sending and receiving) and cancellation.
+    ///
+    /// `pool` names the connections the request shares (an upstream's name): each name has its
+    /// own `maxConnectionsPerPool` to each origin on each loop; callers that name none share "".
     public func execute(
-        _ method: HTTPMethod = .get, _ origin: Origin, path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
+        _ method: HTTPMethod = .get, _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(),
+        timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
         let loop = group.any()
         let outcome: RequestExchange.Outcome
         if loop.inLoop {
             // Already on the loop (a handler's load): a preference pushed and popped per call
             // costs task-status locking and buys nothing.
-            outcome = await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+            outcome = await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, timeout: timeout)
         } else {
             outcome = await withTaskExecutorPreference(loop) {
-                await perform(on: loop, method: method, origin: origin, path: path, headers: headers, timeout: timeout)
+                await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, timeout: timeout)
             }
         }
         return try outcome.get()
     }
 
-    /// `GET` of `path` (appended to the origin's base path).
-    public func get(_ origin: Origin, path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration) async throws(HTTPClientError) -> HTTPClientResponse {
-        try await execute(.get, origin, path: path, headers: headers, timeout: timeout)
+    /// `GET` of `path` (appended to the origin's base path), in the connections of `pool`.
+    public func get(
+        _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
+    ) async throws(HTTPClientError) -> HTTPClientResponse {
+        try await execute(.get, origin, pool: pool, path: path, headers: headers, timeout: timeout)
     }
 
     private func perform(
-        on loop: EventLoop, method: HTTPMethod, origin: Origin, path: String, headers: HTTPHeaders, timeout: Duration
+        on loop: EventLoop, method: HTTPMethod, origin: Origin, pool name: String, path: String, headers: HTTPHeaders, timeout: Duration
     ) async -> RequestExchange.Outcome {
         if Task.isCancelled { return .failure(.cancelled) }
         // A task preferring a stopped loop runs on the global pool: the loop's pools are gone.
         guard loop.inLoop else { return .failure(.shutdown) }
-        let pool = pools.value(on: loop) { LoopPools() }.pool(for: origin, loop: loop, configuration: configuration, statistics: counters, time: time)
+        let pool = pools.value(on: loop) { LoopPools() }.pool(
+            named: name, to: origin, loop: loop, configuration: configuration, statistics: counters, time: time)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         HTTPRequestSerializer.writeHead(
@@ -70,6 +78,17 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Fails at once, on every loop and to every origin, the requests of pool `pool` still waiting
+    /// for a connection (with `.dropped`): for when the upstream's circuit breaker opens, so calls
+    /// queued behind hung ones do not wait out their deadlines. Requests already sent, or whose
+    /// own connection is being opened, go on. Returns without waiting; each loop drops its queue
+    /// on its next turn. Callable from any thread.
+    public func failQueued(pool: String) {
+        for loop in group.loops {
+            loop.execute { [pools] in pools.existing(on: loop)?.dropWaiting(pool: pool) }
+        }
+    }
+
     /// Closes idle connections and fails queued requests on every loop.
     public func shutdown() async {
         for loop in group.loops {
@@ -77,23 +96,5 @@ public final class HTTPClient: Sendable {
                 pools.existing(on: loop)?.shutdown()
             }.value
         }
-    }
-}
-
-/// The pools of one loop, by origin. Loop-confined.
-final class LoopPools {
-    private var byOrigin: [Origin: ConnectionPool] = [:]
-
-    func pool(
-        for origin: Origin, loop: EventLoop, configuration: HTTPClientConfiguration, statistics: ClientStatistics, time: any TimeSource
-    ) -> ConnectionPool {
-        if let pool = byOrigin[origin] { return pool }
-        let pool = ConnectionPool(loop: loop, origin: origin, configuration: configuration, statistics: statistics, time: time)
-        byOrigin[origin] = pool
-        return pool
-    }
-
-    func shutdown() {
-        for pool in byOrigin.values { pool.shutdown() }
     }
 }

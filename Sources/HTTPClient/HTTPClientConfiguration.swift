@@ -1,7 +1,8 @@
 /// Pool sizes and timeouts of the upstream client.
 public struct HTTPClientConfiguration: Sendable, Equatable {
-    /// Connections per origin and loop; further requests wait for one to be released.
-    public var maxConnectionsPerOrigin = 32
+    /// Connections per pool (origin and pool name) and loop; further requests wait for one to be
+    /// released.
+    public var maxConnectionsPerPool = 32
     /// Time to establish a TCP connection.
     public var connectTimeout: Duration = .seconds(1)
     /// A pooled connection unused this long is closed.

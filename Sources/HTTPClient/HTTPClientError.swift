@@ -20,6 +20,9 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case unsupportedURL
         /// The client is shutting down.
         case shutdown
+        /// Never sent: it waited for a connection when its pool's queue was failed
+        /// (`HTTPClient.failQueued`), as when the upstream's circuit breaker opens.
+        case dropped
     }
 
     public let code: Code
@@ -42,4 +45,7 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     static let cancelled = HTTPClientError(.cancelled, "the request was cancelled")
     static func unsupportedURL(_ detail: String) -> HTTPClientError { HTTPClientError(.unsupportedURL, detail) }
     static let shutdown = HTTPClientError(.shutdown, "the client is shutting down")
+    static func dropped(pool: String) -> HTTPClientError {
+        HTTPClientError(.dropped, "the circuit breaker of upstream \"\(pool)\" opened while this request waited for a connection")
+    }
 }

@@ -111,6 +111,15 @@ func baseConfiguration(stubPort: Int) -> AppConfiguration {
     return configuration
 }
 
+/// A stub on 127.0.0.1 and a port the kernel picks, not yet started.
+func loopbackStub(group: EventLoopGroup, configure: (inout StubConfiguration) -> Void = { _ in }) -> CatalogStub {
+    var configuration = StubConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configure(&configuration)
+    return CatalogStub(group: group, configuration: configuration)
+}
+
 /// Runs `body` against a stub (its own one-loop group), the app (`Application.start`, two loops)
 /// and a test client (its own one-loop group), all on 127.0.0.1 and ephemeral ports. Teardown
 /// always runs, in reverse order of start, whether `body` returns or throws.
@@ -120,12 +129,8 @@ func withE2E(
     logDestination: LogDestination = .collector { _ in },
     _ body: (E2E) async throws -> Void
 ) async throws {
-    var stubConfiguration = StubConfiguration()
-    stubConfiguration.host = "127.0.0.1"
-    stubConfiguration.port = 0
-    configureStub(&stubConfiguration)
     let stubGroup = try EventLoopGroup(loopCount: 1)
-    let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+    let stub = loopbackStub(group: stubGroup, configure: configureStub)
     let stubPort: Int
     do {
         stubPort = try await stub.start()
@@ -156,7 +161,7 @@ func withE2E(
         throw error
     }
     var clientConfiguration = HTTPClientConfiguration()
-    clientConfiguration.maxConnectionsPerOrigin = 200
+    clientConfiguration.maxConnectionsPerPool = 200
     clientConfiguration.userAgent = "app-e2e-tests"
     let client = HTTPClient(group: clientGroup, configuration: clientConfiguration)
 

@@ -110,8 +110,8 @@ extension AppE2ETests {
                 #expect(env.stub.stats().product == 50)
                 let opened = env.app.client.statistics.connectionsOpened
                 let configuration = env.app.configuration
-                // One origin (the stub serves all three upstreams), a pool per loop.
-                #expect(opened <= configuration.loops * 1 * configuration.client.maxConnectionsPerOrigin)
+                // One origin (the stub serves all three upstreams), a pool per upstream and loop.
+                #expect(opened <= configuration.loops * Upstream.allCases.count * configuration.client.maxConnectionsPerPool)
                 // Three parts at once per load, one load at a time: at most three per loop.
                 #expect(opened <= 2 * 3, "opened \(opened) upstream connections for 50 loads")
                 #expect(env.app.client.statistics.requestsSent >= 150)

@@ -5,6 +5,7 @@ import Foundation
 import HTTP1
 import HTTPClient
 import Locking
+import ProductDetails
 import Testing
 import TestSupport
 
@@ -65,10 +66,10 @@ extension E2E {
         return MetricsSnapshot(text: reply.text)
     }
 
-    /// The most upstream connections the app may hold to the stub: one pool per loop, and the
-    /// three upstream URLs are one origin.
+    /// The most upstream connections the app may hold to the stub: one pool per upstream and
+    /// loop (the three upstream URLs are one origin).
     var upstreamConnectionCap: Int {
-        app.configuration.loops * app.configuration.client.maxConnectionsPerOrigin
+        app.configuration.loops * Upstream.allCases.count * app.configuration.client.maxConnectionsPerPool
     }
 
     /// Sends `paths` as GETs, at most `concurrency` at once, through a client of its own that is
@@ -77,7 +78,7 @@ extension E2E {
     func flood(_ paths: [String], concurrency: Int, headers: HTTPHeaders = HTTPHeaders()) async throws -> FloodResult {
         let group = try EventLoopGroup(loopCount: 1)
         var configuration = HTTPClientConfiguration()
-        configuration.maxConnectionsPerOrigin = max(1, concurrency)
+        configuration.maxConnectionsPerPool = max(1, concurrency)
         configuration.userAgent = "fault-flood"
         let client = HTTPClient(group: group, configuration: configuration)
         let origin = self.origin

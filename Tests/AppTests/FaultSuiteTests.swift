@@ -30,10 +30,11 @@ extension AppE2ETests {
         /// The flood's ids, none of them asked for before it.
         static let floodPaths = (1001...(1000 + floodSize)).map { "/products/p\($0)" }
 
-        /// The setting every fault test shares: a small upstream pool (2 loops × 8 = 16
-        /// connections to the stub), so the flood reaches its cap and the bound is a real one.
+        /// The setting every fault test shares: small upstream pools (8 per upstream and loop, so
+        /// 2 loops × 3 upstreams × 8 = 48 connections to the stub), below what a flood of 20 pages
+        /// at once asks for, so the flood reaches the cap and the bound is a real one.
         static func faultSettings(_ configuration: inout AppConfiguration, deadline: Duration) {
-            configuration.client.maxConnectionsPerOrigin = 8
+            configuration.client.maxConnectionsPerPool = 8
             configuration.service.requestDeadline = deadline
             configuration.service.retry.attempts = 3
             // The suite isolates retries, time-outs and status mapping under each fault; the

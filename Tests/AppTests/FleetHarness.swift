@@ -83,14 +83,11 @@ func withFleet(
     _ body: (Fleet) async throws -> Void
 ) async throws {
     let redis = try await RedisServer.started()
-    var stubConfiguration = StubConfiguration()
-    stubConfiguration.host = "127.0.0.1"
-    stubConfiguration.port = 0
     let stubGroup = try EventLoopGroup(loopCount: 1)
-    let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+    let stub = loopbackStub(group: stubGroup)
     let clientGroup = try EventLoopGroup(loopCount: 1)
     var clientConfiguration = HTTPClientConfiguration()
-    clientConfiguration.maxConnectionsPerOrigin = 200
+    clientConfiguration.maxConnectionsPerPool = 200
     let client = HTTPClient(group: clientGroup, configuration: clientConfiguration)
     var replicas: [Application] = []
     var failure: (any Error)?

@@ -10,10 +10,7 @@ import TestSupport
     @Test func aRequestHeldAtTheUpstreamIsAnswered503WhenTheGraceEnds() async throws {
         let stubGroup = try EventLoopGroup(loopCount: 1)
         defer { stubGroup.shutdown() }
-        var stubConfiguration = StubConfiguration()
-        stubConfiguration.host = "127.0.0.1"
-        stubConfiguration.port = 0
-        let stub = CatalogStub(group: stubGroup, configuration: stubConfiguration)
+        let stub = loopbackStub(group: stubGroup)
         let stubPort = try await stub.start()
         var configuration = baseConfiguration(stubPort: stubPort)
         configuration.logLevel = "warn"

@@ -49,7 +49,7 @@ import TestSupport
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         var configuration = HTTPClientConfiguration()
-        configuration.maxConnectionsPerOrigin = 64
+        configuration.maxConnectionsPerPool = 64
         let client = HTTPClient(group: group, configuration: configuration)
         let origin = Origin(host: "127.0.0.1", port: service.port)
         let tally = LoadTally()

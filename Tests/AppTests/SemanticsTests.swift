@@ -33,7 +33,7 @@ extension AppE2ETests {
                 let total = 1000
                 // The test client holds at most this many connections, so this many requests
                 // are in the app at once; the rest wait in the client's queue.
-                let concurrent = env.client.configuration.maxConnectionsPerOrigin
+                let concurrent = env.client.configuration.maxConnectionsPerPool
                 env.stub.pause(route: .all)
                 try await withThrowingTaskGroup(of: Reply.self) { group in
                     for _ in 0..<total {

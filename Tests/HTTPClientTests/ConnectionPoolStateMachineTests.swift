@@ -63,6 +63,43 @@ struct ConnectionPoolStateMachineTests {
         #expect(pool.released("a") == .park)
     }
 
+    /// A drop (the upstream's breaker opened) fails the queue and nothing else: the connection
+    /// in use comes back and parks, and requests after the drop are served as usual.
+    @Test func droppingFailsTheWaitingRequestsOldestFirstAndLeavesTheConnections() {
+        var pool = Machine(maxConnections: 2)
+        #expect(pool.acquire(1) == .connect)
+        #expect(pool.connected("a") == .use)
+        #expect(pool.acquire(2) == .connect, "still opening when the drop comes")
+        for request in 3...5 { #expect(pool.acquire(request) == .wait) }
+        #expect(pool.dropWaiting() == [3, 4, 5])
+        #expect(pool.waiting.isEmpty)
+        #expect(pool.open == 2, "the connection in use and the one opening keep their places")
+        #expect(pool.connected("b") == .use)
+        #expect(pool.released("a") == .park)
+        #expect(pool.acquire(6) == .lease("a"))
+        #expect(pool.acquire(7) == .wait)
+        #expect(pool.released("b") == .hand(to: 7))
+        #expect(pool.dropWaiting().isEmpty)
+    }
+
+    /// A dropped request is gone for good: a place freed later opens a connection for none.
+    @Test func aPlaceFreedAfterADropOpensNothingForTheDroppedRequests() {
+        var pool = Machine(maxConnections: 1)
+        #expect(pool.acquire(1) == .connect)
+        #expect(pool.acquire(2) == .wait)
+        #expect(pool.dropWaiting() == [2])
+        #expect(pool.connectFailed() == nil)
+        #expect(pool.open == 0)
+        pool.cancel(2)
+        #expect(pool.acquire(3) == .connect)
+        #expect(pool.connected("a") == .use)
+        #expect(pool.acquire(4) == .wait)
+        #expect(pool.dropWaiting() == [4])
+        pool.closing("a")
+        #expect(pool.closed("a") == nil)
+        #expect(pool.open == 0)
+    }
+
     @Test func aFailedConnectFreesItsPlaceForTheNextWaitingRequest() {
         var pool = Machine(maxConnections: 1)
         #expect(pool.acquire(1) == .connect)
@@ -108,7 +145,8 @@ struct ConnectionPoolStateMachineTests {
     }
 
     /// A model check: random events against the rules' invariants. Never more than the limit
-    /// open, an idle connection is never also leased, and a waiting request is served only once.
+    /// open, an idle connection is never also leased, and a waiting request is served only once
+    /// and never after it was dropped.
     @Test(arguments: [1, 2, 7])
     func randomEventsKeepTheInvariants(seed: UInt64) {
         var random = SplitMixForTests(seed: seed)
@@ -116,10 +154,11 @@ struct ConnectionPoolStateMachineTests {
         var leased: Set<String> = []
         var connecting = 0
         var served: Set<Int> = []
+        var dropped: Set<Int> = []
         var nextRequest = 0
         var nextConnection = 0
         for _ in 0..<5000 {
-            switch random.next() % 6 {
+            switch random.next() % 7 {
             case 0, 1:
                 nextRequest += 1
                 switch pool.acquire(nextRequest) {
@@ -160,6 +199,10 @@ struct ConnectionPoolStateMachineTests {
                 }
             case 5 where !pool.waiting.isEmpty:
                 pool.cancel(pool.waiting.randomElement(using: &random)!)
+            case 6 where !pool.waiting.isEmpty && random.next() % 8 == 0:
+                let waiting = pool.waiting
+                #expect(pool.dropWaiting() == waiting)
+                dropped.formUnion(waiting)
             default:
                 break
             }
@@ -167,6 +210,7 @@ struct ConnectionPoolStateMachineTests {
             #expect(pool.open == leased.count + pool.idle.count + connecting)
             #expect(Set(pool.idle).isDisjoint(with: leased))
             #expect(Set(pool.waiting).isDisjoint(with: served))
+            #expect(served.isDisjoint(with: dropped))
         }
     }
 }

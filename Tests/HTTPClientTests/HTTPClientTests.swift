@@ -2,6 +2,7 @@ import EventLoop
 import HTTP1
 import HTTPClient
 import HTTPServer
+import Locking
 import Testing
 import TestSupport
 import Timekeeping
@@ -39,17 +40,9 @@ struct HTTPClientTests {
 
     @Test func concurrentRequestsStayWithinThePoolCap() async throws {
         let release = Gate()
-        try await withServer(routes: { router in
-            router.add(.get, "/held/{n}") { request, _ in
-                await release.wait()
-                return .text(.ok, request.pathParameters["n"] ?? "")
-            }
-        }) { server, port in
-            let group = try EventLoopGroup(loopCount: 1)
+        try await withServer(routes: { addHeldRoute(&$0, until: release) }) { server, port in
+            let (group, client) = try clientWithSmallPools(connections: 2)
             defer { group.shutdown() }
-            var configuration = HTTPClientConfiguration()
-            configuration.maxConnectionsPerOrigin = 2
-            let client = HTTPClient(group: group, configuration: configuration)
             let origin = Origin(host: "127.0.0.1", port: port)
             try await withThrowingTaskGroup(of: String.self) { tasks in
                 for index in 0..<10 {
@@ -58,16 +51,95 @@ struct HTTPClientTests {
                     }
                 }
                 while server.openConnections < 2 { await Task.yield() }
+                #expect(await eventually { client.statistics.waitingRequests == 8 })
                 release.open()
                 var answers: Set<String> = []
                 for try await answer in tasks { answers.insert(answer) }
                 #expect(answers == Set((0..<10).map(String.init)))
             }
+            #expect(client.statistics.waitingRequests == 0)
             #expect(client.statistics.connectionsOpened == 2)
             #expect(client.statistics.peakOpenConnections == 2)
             await client.shutdown()
             // Shut down, the idle sockets close, and their close callbacks come on the loop.
             while client.statistics.openConnections > 0 { await Task.yield() }
+        }
+    }
+
+    /// Three upstreams often share one origin: a pool full of hung reviews calls, with more
+    /// queued behind them, must not hold up a products call to that origin.
+    @Test func aHungPoolDoesNotDelayAnotherPoolToTheSameOrigin() async throws {
+        let arrived = Gate()
+        try await withServer(routes: { router in
+            standardRoutes(&router)
+            router.add(.get, "/hang") { _, _ in
+                arrived.open()
+                await Gate().wait()
+                return .text(.ok, "never")
+            }
+        }) { _, port in
+            let (group, client) = try clientWithSmallPools(connections: 1)
+            defer { group.shutdown() }
+            let origin = Origin(host: "127.0.0.1", port: port)
+            let hung = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
+            await arrived.wait()
+            let queued = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
+            #expect(await eventually { client.statistics.waitingRequests == 1 })
+            // Within its own deadline, far below the hung calls' (shared, it would wait for them).
+            let response = try await client.get(origin, pool: "products", path: "/echo/fast", timeout: .seconds(10))
+            #expect(response.body == Array("fast".utf8))
+            #expect(client.statistics.connectionsOpened == 2)
+            #expect(client.statistics.waitingRequests == 1, "the reviews call still waits for its own pool")
+            hung.cancel()
+            queued.cancel()
+            _ = await (hung.result, queued.result)
+            await client.shutdown()
+        }
+    }
+
+    /// The breaker of "reviews" opens: the reviews calls queued on each loop, to each origin,
+    /// fail at once, long before their deadlines and without being sent; the calls in flight, and
+    /// another pool's queue on the same origin, go on.
+    @Test func failQueuedFailsThePoolsWaitingRequestsAndNothingElse() async throws {
+        let arrivals = Locked(0)
+        let release = Gate()
+        try await withServer(routes: { router in
+            addHeldRoute(&router, until: release) { arrivals.withLock { $0 += 1 } }
+        }) { _, port in
+            let (group, client) = try clientWithSmallPools(loops: 2, connections: 1)
+            defer { group.shutdown() }
+            // A base path makes a second origin of the same server.
+            let origins = [(Origin(host: "127.0.0.1", port: port), "/held/"), (Origin(host: "127.0.0.1", port: port, basePath: "/held"), "/")]
+            func call(on loop: EventLoop, _ target: (Origin, String), pool: String, _ word: String) -> Task<String, any Error> {
+                Task(executorPreference: loop) {
+                    let response = try await client.get(target.0, pool: pool, path: target.1 + word, timeout: .seconds(60))
+                    return String(decoding: response.body, as: UTF8.self)
+                }
+            }
+            var inFlight: [(Task<String, any Error>, String)] = []
+            var queued: [Task<String, any Error>] = []
+            for (index, loop) in group.loops.enumerated() {
+                inFlight.append((call(on: loop, origins[index], pool: "reviews", "r\(index)"), "r\(index)"))
+                #expect(await eventually { arrivals.withLock { $0 } == index + 1 })
+                queued.append(call(on: loop, origins[index], pool: "reviews", "late"))
+            }
+            inFlight.append((call(on: group.loops[0], origins[0], pool: "products", "p"), "p"))
+            #expect(await eventually { arrivals.withLock { $0 } == 3 })
+            let productsQueued = call(on: group.loops[0], origins[0], pool: "products", "queued")
+            #expect(await eventually { client.statistics.waitingRequests == 3 })
+
+            client.failQueued(pool: "reviews")
+            for call in queued {
+                await #expect(throws: HTTPClientError(.dropped, "")) { _ = try await call.value }
+            }
+            #expect(client.statistics.waitingRequests == 1, "the products call still waits")
+            #expect(client.statistics.requestsSent == 3)
+
+            release.open()
+            for (call, word) in inFlight { #expect(try await call.value == word) }
+            #expect(try await productsQueued.value == "queued")
+            #expect(arrivals.withLock { $0 } == 4)
+            await client.shutdown()
         }
     }
 
@@ -243,6 +315,24 @@ struct HTTPClientTests {
     @Test(arguments: ["https://secure", "ftp://x", "http://:80", "http://host:99999", "http://user@host"])
     func unusableURLsAreRefused(_ url: String) {
         #expect(throws: HTTPClientError(.unsupportedURL, "")) { _ = try Origin(url: url) }
+    }
+}
+
+/// A client on loops of its own, with at most `connections` per pool and loop; the caller shuts
+/// the group down.
+private func clientWithSmallPools(loops: Int = 1, connections: Int) throws -> (EventLoopGroup, HTTPClient) {
+    let group = try EventLoopGroup(loopCount: loops)
+    var configuration = HTTPClientConfiguration()
+    configuration.maxConnectionsPerPool = connections
+    return (group, HTTPClient(group: group, configuration: configuration))
+}
+
+/// `GET /held/{n}`: answers `n` once `release` opens; `arrived` runs as each request comes in.
+private func addHeldRoute(_ router: inout Router, until release: Gate, arrived: @escaping @Sendable () -> Void = {}) {
+    router.add(.get, "/held/{n}") { request, _ in
+        arrived()
+        await release.wait()
+        return .text(.ok, request.pathParameters["n"] ?? "")
     }
 }
 

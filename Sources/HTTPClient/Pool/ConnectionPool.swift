@@ -2,15 +2,17 @@ import EventLoop
 import HTTP1
 import Timekeeping
 
-/// The keep-alive connections of one loop to one origin, as `ConnectionPoolStateMachine`
-/// decides: this shell opens and closes the sockets and calls the requests' handlers.
-/// Loop-confined.
+/// The keep-alive connections of one loop to one origin for one pool name, as
+/// `ConnectionPoolStateMachine` decides: this shell opens and closes the sockets and calls the
+/// requests' handlers. Loop-confined.
 final class ConnectionPool {
     typealias Handler = (Result<ClientConnection, HTTPClientError>) -> Void
     private typealias Machine = ConnectionPoolStateMachine<ObjectIdentifier>
 
     let loop: EventLoop
     let origin: Origin
+    /// The pool name its requests gave (an upstream's name).
+    let name: String
     private let configuration: HTTPClientConfiguration
     private let statistics: ClientStatistics
     private let time: any TimeSource
@@ -26,13 +28,17 @@ final class ConnectionPool {
     private var spareTimers: [LoopTimer] = []
     private static let maxSpareTimers = 256
 
-    init(loop: EventLoop, origin: Origin, configuration: HTTPClientConfiguration, statistics: ClientStatistics, time: any TimeSource) {
+    init(
+        loop: EventLoop, origin: Origin, name: String, configuration: HTTPClientConfiguration, statistics: ClientStatistics,
+        time: any TimeSource
+    ) {
         self.loop = loop
         self.origin = origin
+        self.name = name
         self.configuration = configuration
         self.statistics = statistics
         self.time = time
-        machine = Machine(maxConnections: configuration.maxConnectionsPerOrigin)
+        machine = Machine(maxConnections: configuration.maxConnectionsPerPool)
     }
 
     /// Hands `handler` a connection: an idle one now, a new one once connected, or a released one
@@ -47,6 +53,7 @@ final class ConnectionPool {
             connect(handler)
         case .wait:
             waiting[request] = handler
+            statistics.requestQueued()
             return request
         case .refuse:
             handler(.failure(.shutdown))
@@ -56,7 +63,7 @@ final class ConnectionPool {
 
     func cancelWaiter(_ id: Int) {
         machine.cancel(id)
-        waiting[id] = nil
+        _ = takeWaiter(id)
     }
 
     /// Returns a connection after its exchange; one that cannot be reused is already closing and
@@ -65,7 +72,7 @@ final class ConnectionPool {
         guard connection.isUsable else { return }
         switch machine.released(ObjectIdentifier(connection)) {
         case .hand(let request):
-            waiting.removeValue(forKey: request)?(.success(connection))
+            takeWaiter(request)?(.success(connection))
         case .park:
             connection.parkIdle(for: configuration.idleTimeout)
         case .close:
@@ -91,12 +98,22 @@ final class ConnectionPool {
         }
     }
 
+    /// Fails every request waiting for a connection; requests on a connection, or on one being
+    /// opened for them, go on.
+    func dropWaiting() {
+        fail(machine.dropWaiting(), with: .dropped(pool: name))
+    }
+
     func shutdown() {
         for timer in spareTimers { timer.cancel() }
         spareTimers.removeAll()
         let (refused, idle) = machine.shutDown()
-        for request in refused { waiting.removeValue(forKey: request)?(.failure(.shutdown)) }
+        fail(refused, with: .shutdown)
         for id in idle { connections[id]?.close() }
+    }
+
+    private func fail(_ requests: [Machine.RequestID], with error: HTTPClientError) {
+        for request in requests { takeWaiter(request)?(.failure(error)) }
     }
 
     private func closed(_ connection: ClientConnection) {
@@ -105,8 +122,15 @@ final class ConnectionPool {
         if let request = machine.closed(ObjectIdentifier(connection)) { connectForWaiting(request) }
     }
 
+    /// The handler of a request leaving the queue, or nil when it already left.
+    private func takeWaiter(_ request: Machine.RequestID) -> Handler? {
+        guard let handler = waiting.removeValue(forKey: request) else { return nil }
+        statistics.requestLeftQueue()
+        return handler
+    }
+
     private func connectForWaiting(_ request: Machine.RequestID) {
-        guard let handler = waiting.removeValue(forKey: request) else { return }
+        guard let handler = takeWaiter(request) else { return }
         connect(handler)
     }
 

@@ -1,6 +1,7 @@
-/// The rules of one loop's keep-alive connections to one origin, without the connections: at
-/// most `maxConnections` open or opening, idle ones reused most recent first, requests waiting in
-/// arrival order when every connection is busy, and what shutting down refuses and closes.
+/// The rules of one loop's keep-alive connections to one origin for one pool name, without the
+/// connections: at most `maxConnections` open or opening, idle ones reused most recent first,
+/// requests waiting in arrival order when every connection is busy, which waiting requests a drop
+/// fails, and what shutting down refuses and closes.
 ///
 /// Each event returns what to do; `ConnectionPool` does it (opens sockets, hands connections to
 /// requests, closes them). Pure, so every rule is tested with plain values.
@@ -65,6 +66,14 @@ struct ConnectionPoolStateMachine<ConnectionID: Hashable & Sendable>: Sendable {
     /// The request stopped waiting (its deadline passed, or it was cancelled).
     mutating func cancel(_ request: RequestID) {
         if let index = waiting.firstIndex(of: request) { waiting.remove(at: index) }
+    }
+
+    /// The waiting requests are given up on (their upstream's circuit breaker opened): returns
+    /// them, oldest first, to be failed. Connections open, opening or idle stay as they are, so a
+    /// connection released later parks, or goes to a request that came after the drop.
+    mutating func dropWaiting() -> [RequestID] {
+        defer { waiting.removeAll() }
+        return waiting
     }
 
     /// A connection came back from an exchange, ready for another (one that is closing is not
