@@ -23,11 +23,12 @@ fleet: deps
 	@SWIFT=$(SWIFT) scripts/fleet.sh
 
 ## Checks the documents (scripts/docs-check.py: README.md at most 15 KB, no link leaving the
-## repository), builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
+## repository) and every Python script (scripts/python-check.sh: pyflakes), builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
 ## with the issues, a short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
 	python3 scripts/docs-check.py
+	scripts/python-check.sh
 	@scripts/install-deps.sh libcap2-bin redis-server
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
