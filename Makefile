@@ -23,11 +23,13 @@ fleet: deps
 	@SWIFT=$(SWIFT) scripts/fleet.sh
 
 ## Checks the documents (scripts/docs-check.py: README.md at most 15 KB, no link leaving the
-## repository), builds with warnings as errors, then runs every test (scripts/swift-test.sh: on failure it ends
-## with the issues, a short crash report and the tests left running), then checks the running service against
+## repository) and every Python script (scripts/python-check.sh: pyflakes), builds with warnings
+## as errors, then runs every test (scripts/swift-test.sh: on failure it ends with the issues, a
+## short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
 test: deps
 	python3 scripts/docs-check.py
+	scripts/python-check.sh
 	@scripts/install-deps.sh libcap2-bin redis-server
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
@@ -51,6 +53,13 @@ bench-counts:
 	@scripts/install-deps.sh wrk nginx-light linux-perf
 	$(if $(DIR),,$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS))
 	python3 bench/counts.py $(or $(DIR),.build/release) --scenario $(or $(SCENARIO),hot)
+
+## Gray-failure scenarios against the release build (bench/gray.py; not part of the tests): upstream
+## hangs, slow first calls, healing; one PASS/FAIL row each. Extra service settings: GRAY_ARGS="HEDGE=off".
+.PHONY: bench-gray
+bench-gray: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 bench/gray.py $(GRAY_ARGS)
 
 clean:
 	rm -rf .build

@@ -490,7 +490,7 @@ def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
         before = metrics(replica)
         down, alone = alternate([(fleet_process, f"http://127.0.0.1:{replica}", script),
                                  (single, f"http://127.0.0.1:{single_port}", script)], args.duration, args.rounds)
-        after = metrics(reader)
+        after = metrics(replica)
     finally:
         for process in reversed(started):
             process.stop()

@@ -20,6 +20,13 @@ public struct Catalog: Sendable, Equatable {
     /// The index (1…size) of a canonical id `p<n>`, or nil. `p01`, `p0`, `P1` and `p+1` are not
     /// ids, so no two spellings name one product.
     public func index(of id: String) -> Int? {
+        guard let number = Self.number(in: id) else { return nil }
+        return number <= size ? number : nil
+    }
+
+    /// The number `n` of a canonical id `p<n>` (1 or more, no leading zero), whatever the
+    /// catalog's size; nil for any other id.
+    public static func number(in id: String) -> Int? {
         let utf8 = id.utf8
         guard utf8.count >= 2, utf8.count <= 20, utf8.first == UInt8(ascii: "p") else { return nil }
         let digits = utf8.dropFirst()
@@ -32,7 +39,7 @@ public struct Catalog: Sendable, Equatable {
             guard !overflow1, !overflow2 else { return nil }
             value = sum
         }
-        return value <= size ? value : nil
+        return value
     }
 
     public static func id(ofIndex index: Int) -> String { "p\(index)" }

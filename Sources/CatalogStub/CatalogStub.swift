@@ -59,7 +59,6 @@ public final class CatalogStub: Sendable {
         responder.stats()
     }
 
-    /// Zeroes the request and abandon counters (`openConnections` is a gauge and stays).
     /// The `X-Request-ID` headers of the latest upstream requests (at most 64), oldest first, so a
     /// test can see that the caller passed its request id on.
     public func recentRequestIDs() -> [String] {
@@ -72,6 +71,8 @@ public final class CatalogStub: Sendable {
         responder.traceHeaders.values
     }
 
+    /// Zeroes the request, abandon and slow-first-call counters (`openConnections` is a gauge
+    /// and stays).
     public func resetStats() {
         responder.counters.reset()
     }
@@ -99,8 +100,8 @@ public final class CatalogStub: Sendable {
         responder.gate.waiting
     }
 
-    /// Drops every scripted plan (the configuration's defaults remain) and restarts the
-    /// error-rate sequences.
+    /// Drops every scripted plan (the configuration's defaults remain), restarts the error-rate
+    /// sequences and forgets which products have had their first call (`slowFirstEvery`).
     public func clearFaults() {
         responder.clearFaults()
     }

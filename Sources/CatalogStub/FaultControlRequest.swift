@@ -4,7 +4,8 @@ import JSON
 /// typo is an error rather than a silently healthy stub.
 ///
 /// `{"latencyMs":200,"errorRate":1,"errorStatus":503,"retryAfterSeconds":2,"hang":false,
-///   "reset":false,"malformed":false,"oversized":false,"oversizedBytes":4194304,"times":3}`
+///   "reset":false,"malformed":false,"oversized":false,"oversizedBytes":4194304,"slowFirstEvery":20,
+///   "slowFirstMs":800,"times":3}`
 struct FaultControlRequest: Sendable {
     var plan = FaultPlan()
     /// Requests the plan applies to; nil = until cleared.

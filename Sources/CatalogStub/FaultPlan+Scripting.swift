@@ -38,6 +38,12 @@ extension FaultPlan {
         if oversizedBytes != defaults.oversizedBytes {
             headers.add(name: FaultSetting.oversizedBytes.headerName, value: String(oversizedBytes))
         }
+        if slowFirstEvery != defaults.slowFirstEvery {
+            headers.add(name: FaultSetting.slowFirstEvery.headerName, value: String(slowFirstEvery))
+        }
+        if slowFirstMs != defaults.slowFirstMs {
+            headers.add(name: FaultSetting.slowFirstMs.headerName, value: String(slowFirstMs))
+        }
         return headers
     }
 }

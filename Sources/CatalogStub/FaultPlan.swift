@@ -1,8 +1,9 @@
 /// The faults injected into one answer. The default value injects nothing.
 ///
-/// Faults apply in this order: `latencyMs`, then `hang`, then the `errorRate` draw (an error
-/// answer ends the request), then on a `200` body `oversized`, `malformedJSON` and finally
-/// `resetMidBody` (so an oversized body can also be cut off).
+/// Faults apply in this order: `latencyMs`, then the slow first call (`slowFirstEvery`), then
+/// `hang`, then the `errorRate` draw (an error answer ends the request), then on a `200` body
+/// `oversized`, `malformedJSON` and finally `resetMidBody` (so an oversized body can also be cut
+/// off).
 public struct FaultPlan: Sendable, Equatable {
     /// Delay before answering, in milliseconds.
     public var latencyMs: Int
@@ -20,9 +21,17 @@ public struct FaultPlan: Sendable, Equatable {
     /// A valid JSON body of at least `oversizedBytes`.
     public var oversized: Bool
     public var oversizedBytes: Int
+    /// When N ≥ 1, the first request on the route for every product whose ordinal is a multiple
+    /// of N waits `slowFirstMs` more; later requests for it answer at once (see `FirstCalls` for
+    /// the ordinal of an id and how long the stub remembers a product). 0 turns it off.
+    public var slowFirstEvery: Int
+    public var slowFirstMs: Int
 
     public static let defaultErrorStatus = 503
     public static let defaultOversizedBytes = 4 << 20
+    /// Below the service's default attempt time-out (1,000 ms), so that by default a slow first
+    /// call is late rather than failed.
+    public static let defaultSlowFirstMs = 800
 
     public init(
         latencyMs: Int = 0,
@@ -33,7 +42,9 @@ public struct FaultPlan: Sendable, Equatable {
         resetMidBody: Bool = false,
         malformedJSON: Bool = false,
         oversized: Bool = false,
-        oversizedBytes: Int = FaultPlan.defaultOversizedBytes
+        oversizedBytes: Int = FaultPlan.defaultOversizedBytes,
+        slowFirstEvery: Int = 0,
+        slowFirstMs: Int = FaultPlan.defaultSlowFirstMs
     ) {
         self.latencyMs = latencyMs
         self.errorRate = errorRate
@@ -44,10 +55,13 @@ public struct FaultPlan: Sendable, Equatable {
         self.malformedJSON = malformedJSON
         self.oversized = oversized
         self.oversizedBytes = oversizedBytes
+        self.slowFirstEvery = slowFirstEvery
+        self.slowFirstMs = slowFirstMs
     }
 
     /// True when this plan changes nothing about an answer.
     public var isHarmless: Bool {
         latencyMs == 0 && errorRate == 0 && !hang && !resetMidBody && !malformedJSON && !oversized
+            && (slowFirstEvery == 0 || slowFirstMs == 0)
     }
 }

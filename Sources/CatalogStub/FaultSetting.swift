@@ -2,6 +2,7 @@
 /// (environment, request header, control-route JSON) and one validation shared by all three.
 enum FaultSetting: CaseIterable, Sendable {
     case latencyMs, errorRate, errorStatus, retryAfter, hang, reset, malformed, oversized, oversizedBytes
+    case slowFirstEvery, slowFirstMs
 
     /// A parsed value before range checks.
     enum Value: Sendable {
@@ -14,7 +15,7 @@ enum FaultSetting: CaseIterable, Sendable {
 
     var kind: Kind {
         switch self {
-        case .latencyMs, .errorStatus, .retryAfter, .oversizedBytes: .int
+        case .latencyMs, .errorStatus, .retryAfter, .oversizedBytes, .slowFirstEvery, .slowFirstMs: .int
         case .errorRate: .double
         case .hang, .reset, .malformed, .oversized: .bool
         }
@@ -31,6 +32,8 @@ enum FaultSetting: CaseIterable, Sendable {
         case .malformed: "STUB_MALFORMED"
         case .oversized: "STUB_OVERSIZED"
         case .oversizedBytes: "STUB_OVERSIZED_BYTES"
+        case .slowFirstEvery: "STUB_SLOW_FIRST_EVERY"
+        case .slowFirstMs: "STUB_SLOW_FIRST_MS"
         }
     }
 
@@ -45,6 +48,8 @@ enum FaultSetting: CaseIterable, Sendable {
         case .malformed: "X-Stub-Malformed"
         case .oversized: "X-Stub-Oversized"
         case .oversizedBytes: "X-Stub-Oversized-Bytes"
+        case .slowFirstEvery: "X-Stub-Slow-First-Every"
+        case .slowFirstMs: "X-Stub-Slow-First-Ms"
         }
     }
 
@@ -59,24 +64,28 @@ enum FaultSetting: CaseIterable, Sendable {
         case .malformed: "malformed"
         case .oversized: "oversized"
         case .oversizedBytes: "oversizedBytes"
+        case .slowFirstEvery: "slowFirstEvery"
+        case .slowFirstMs: "slowFirstMs"
         }
     }
 
     /// What a valid value looks like, for error messages.
     var expectation: String {
         switch self {
-        case .latencyMs: "an integer number of milliseconds from 0 to \(Self.maxLatencyMs)"
+        case .latencyMs, .slowFirstMs: "an integer number of milliseconds from 0 to \(Self.maxLatencyMs)"
         case .errorRate: "a number from 0 to 1"
         case .errorStatus: "an HTTP status from 400 to 599"
         case .retryAfter: "an integer number of seconds from 0 to \(Self.maxRetryAfterSeconds)"
         case .hang, .reset, .malformed, .oversized: "true or false (also 1/0, yes/no, on/off)"
         case .oversizedBytes: "an integer number of bytes from 1 to \(Self.maxOversizedBytes)"
+        case .slowFirstEvery: "an integer from 0 (off) to \(Self.maxSlowFirstEvery)"
         }
     }
 
     static let maxLatencyMs = 600_000
     static let maxRetryAfterSeconds = 86_400
     static let maxOversizedBytes = 256 << 20
+    static let maxSlowFirstEvery = 1_000_000
 
     /// Parses a textual value (environment variable or header).
     func parse(_ text: String) -> Value? {
@@ -113,6 +122,10 @@ enum FaultSetting: CaseIterable, Sendable {
         case (.oversized, .bool(let on)): plan.oversized = on
         case (.oversizedBytes, .int(let bytes)) where (1...Self.maxOversizedBytes).contains(bytes):
             plan.oversizedBytes = bytes
+        case (.slowFirstEvery, .int(let every)) where (0...Self.maxSlowFirstEvery).contains(every):
+            plan.slowFirstEvery = every
+        case (.slowFirstMs, .int(let ms)) where (0...Self.maxLatencyMs).contains(ms):
+            plan.slowFirstMs = ms
         default:
             return false
         }

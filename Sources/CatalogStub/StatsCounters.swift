@@ -7,6 +7,7 @@ final class StatsCounters: Sendable {
     private let suggested = Atomic<Int>(0)
     private let abandoned = Atomic<Int>(0)
     private let abandonedProduct = Atomic<Int>(0)
+    private let slowFirstCalls = Atomic<Int>(0)
 
     func received(_ route: StubRoute) {
         switch route {
@@ -22,6 +23,10 @@ final class StatsCounters: Sendable {
         if route == .product { abandonedProduct.add(1, ordering: .relaxed) }
     }
 
+    func slowFirstCall() {
+        slowFirstCalls.add(1, ordering: .relaxed)
+    }
+
     func snapshot(openConnections: Int) -> StubStats {
         StubStats(
             product: product.load(ordering: .relaxed),
@@ -29,6 +34,7 @@ final class StatsCounters: Sendable {
             suggested: suggested.load(ordering: .relaxed),
             abandoned: abandoned.load(ordering: .relaxed),
             abandonedProduct: abandonedProduct.load(ordering: .relaxed),
+            slowFirstCalls: slowFirstCalls.load(ordering: .relaxed),
             openConnections: openConnections
         )
     }
@@ -39,5 +45,6 @@ final class StatsCounters: Sendable {
         suggested.store(0, ordering: .relaxed)
         abandoned.store(0, ordering: .relaxed)
         abandonedProduct.store(0, ordering: .relaxed)
+        slowFirstCalls.store(0, ordering: .relaxed)
     }
 }

@@ -18,7 +18,8 @@ public struct StubConfiguration: Sendable, Equatable {
 
     /// Reads `HOST`, `PORT`, `CATALOG_SIZE`, `STUB_SEED` and the `STUB_*` fault defaults
     /// (`STUB_LATENCY_MS`, `STUB_ERROR_RATE`, `STUB_ERROR_STATUS`, `STUB_RETRY_AFTER`,
-    /// `STUB_HANG`, `STUB_RESET`, `STUB_MALFORMED`, `STUB_OVERSIZED`, `STUB_OVERSIZED_BYTES`).
+    /// `STUB_HANG`, `STUB_RESET`, `STUB_MALFORMED`, `STUB_OVERSIZED`, `STUB_OVERSIZED_BYTES`,
+    /// `STUB_SLOW_FIRST_EVERY`, `STUB_SLOW_FIRST_MS`).
     /// Unset or empty variables keep their defaults; a bad value throws, naming the variable.
     ///
     /// A process that embeds the stub next to its own server (demo mode) shares `HOST`/`PORT`

@@ -13,6 +13,7 @@ final class StubResponder: Sendable {
     let errors: ErrorRateSequence
     let schedule = Locked(FaultSchedule())
     let gate = PauseGate()
+    let firstCalls = FirstCalls()
     /// The server, for its open-connection count; weak because the server owns the routes that
     /// own this responder.
     private let server = Locked(WeakServer())
@@ -62,10 +63,12 @@ final class StubResponder: Sendable {
         schedule.withLock { $0.set(plan, for: route, times: times) }
     }
 
-    /// Drops every scripted plan and restarts the error-rate sequences.
+    /// Drops every scripted plan, restarts the error-rate sequences and forgets which products
+    /// have had their first call.
     func clearFaults() {
         schedule.withLock { $0.clear() }
         errors.restart()
+        firstCalls.forget()
     }
 
     /// The plan for one request: its headers over the scripted plan over the process default.
@@ -109,10 +112,16 @@ final class StubResponder: Sendable {
         } catch {
             return ProblemDetails(status: .badRequest, detail: error.description).response()
         }
+        let id = request.pathParameters["id"] ?? ""
+        var delayMs = plan.latencyMs
+        if plan.slowFirstMs > 0, firstCalls.isSlowFirstCall(on: route, id: id, every: plan.slowFirstEvery) {
+            counters.slowFirstCall()
+            delayMs += plan.slowFirstMs
+        }
         let clock = LoopTimeSource(fallbackLoop: context.loop)
-        if plan.latencyMs > 0 {
+        if delayMs > 0 {
             do {
-                try await clock.sleep(for: .milliseconds(plan.latencyMs))
+                try await clock.sleep(for: .milliseconds(delayMs))
             } catch {
                 return abandoned(route)
             }
@@ -126,7 +135,6 @@ final class StubResponder: Sendable {
         if errors.fails(route, rate: plan.errorRate) {
             return injectedError(plan)
         }
-        let id = request.pathParameters["id"] ?? ""
         guard var body = body(for: route, id: id, plan: plan) else {
             return ProblemDetails(status: .notFound, detail: "No product with id \"\(id)\".").response()
         }

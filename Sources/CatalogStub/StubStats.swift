@@ -10,19 +10,23 @@ public struct StubStats: Sendable, Equatable {
     public var abandoned: Int
     /// Of those, the ones on the product route (the route that fault tests delay).
     public var abandonedProduct: Int
+    /// Requests the slow-first-call fault delayed.
+    public var slowFirstCalls: Int
     /// Connections open right now (not reset by `resetStats`).
     public var openConnections: Int
 
-    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, abandonedProduct: Int = 0, openConnections: Int = 0) {
+    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, abandonedProduct: Int = 0, slowFirstCalls: Int = 0, openConnections: Int = 0) {
         self.product = product
         self.reviews = reviews
         self.suggested = suggested
         self.abandoned = abandoned
         self.abandonedProduct = abandonedProduct
+        self.slowFirstCalls = slowFirstCalls
         self.openConnections = openConnections
     }
 
-    /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"abandonedProduct":…,"openConnections":…}`
+    /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"abandonedProduct":…,
+    /// "slowFirstCalls":…,"openConnections":…}`
     public var json: [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 128)
         writer.raw(#"{"requests":{"product":"#)
@@ -35,6 +39,8 @@ public struct StubStats: Sendable, Equatable {
         writer.int(abandoned)
         writer.raw(#","abandonedProduct":"#)
         writer.int(abandonedProduct)
+        writer.raw(#","slowFirstCalls":"#)
+        writer.int(slowFirstCalls)
         writer.raw(#","openConnections":"#)
         writer.int(openConnections)
         writer.raw("}")

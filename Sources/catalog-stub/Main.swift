@@ -32,15 +32,24 @@ struct Main {
           STUB_MALFORMED        truncated JSON body (false)
           STUB_OVERSIZED        JSON body of STUB_OVERSIZED_BYTES or more (false)
           STUB_OVERSIZED_BYTES  size of oversized bodies (4194304)
+          STUB_SLOW_FIRST_EVERY N: slow first request for every Nth product, 0 = off (0)
+          STUB_SLOW_FIRST_MS    added delay of those first requests, ms (800)
+
+        Slow first requests: the first request on a route for a product whose ordinal is a
+        multiple of N waits; later ones for it do not. The ordinal is n for an id p<n>, else the
+        64-bit FNV-1a hash of the id's bytes. The latest 65536 (route, product) pairs slowed are
+        remembered; past that the oldest one's next request is slow again.
 
         Per request: headers X-Stub-Latency-Ms, X-Stub-Error-Rate, X-Stub-Error-Status,
         X-Stub-Retry-After, X-Stub-Hang, X-Stub-Reset, X-Stub-Malformed, X-Stub-Oversized,
-        X-Stub-Oversized-Bytes.
+        X-Stub-Oversized-Bytes, X-Stub-Slow-First-Every, X-Stub-Slow-First-Ms.
         Scripted: PUT /control/faults/{product|reviews|suggested|all} with a JSON body such as
-        {"errorRate":1,"retryAfterSeconds":2,"times":3}; DELETE /control/faults clears.
+        {"errorRate":1,"retryAfterSeconds":2,"times":3} (keys: latencyMs, errorRate, errorStatus,
+        retryAfterSeconds, hang, reset, malformed, oversized, oversizedBytes, slowFirstEvery,
+        slowFirstMs, times); DELETE /control/faults clears them and forgets the products seen.
 
         Routes: GET /products/{id}, /products/{id}/reviews, /products/{id}/suggested,
-        GET|DELETE /stats, GET /healthz.
+        GET|DELETE /stats (requests per route, abandoned, slowFirstCalls), GET /healthz.
         """
 
     static func main() async {

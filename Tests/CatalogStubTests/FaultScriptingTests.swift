@@ -115,7 +115,7 @@ import TestSupport
             "HOST": "0.0.0.0", "PORT": "9000", "CATALOG_SIZE": "500", "STUB_SEED": "7",
             "STUB_LATENCY_MS": "25", "STUB_ERROR_RATE": "0.5", "STUB_ERROR_STATUS": "500", "STUB_RETRY_AFTER": "3",
             "STUB_HANG": "no", "STUB_RESET": "1", "STUB_MALFORMED": "true", "STUB_OVERSIZED": "on",
-            "STUB_OVERSIZED_BYTES": "1000", "UNRELATED": "x",
+            "STUB_OVERSIZED_BYTES": "1000", "STUB_SLOW_FIRST_EVERY": "20", "STUB_SLOW_FIRST_MS": "250", "UNRELATED": "x",
         ])
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
@@ -123,7 +123,8 @@ import TestSupport
         #expect(configuration.seed == 7)
         #expect(configuration.defaultFaults == FaultPlan(
             latencyMs: 25, errorRate: 0.5, errorStatus: 500, retryAfterSeconds: 3, hang: false,
-            resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 1000))
+            resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 1000,
+            slowFirstEvery: 20, slowFirstMs: 250))
     }
 
     @Test func emptyEnvironmentIsTheDefault() throws {
@@ -132,11 +133,18 @@ import TestSupport
         #expect(configuration.defaultFaults.isHarmless)
     }
 
+    @Test func slowFirstCallsNeedBothAnEveryAndADelay() {
+        #expect(!FaultPlan(slowFirstEvery: 20).isHarmless)
+        #expect(FaultPlan(slowFirstEvery: 20, slowFirstMs: 0).isHarmless)
+        #expect(FaultPlan(slowFirstEvery: 0, slowFirstMs: 100).isHarmless)
+    }
+
     @Test(arguments: [
         ("PORT", "80000"), ("PORT", "http"), ("CATALOG_SIZE", "0"), ("CATALOG_SIZE", "-3"), ("STUB_SEED", "-1"),
         ("STUB_LATENCY_MS", "-1"), ("STUB_LATENCY_MS", "1.5"), ("STUB_ERROR_RATE", "1.01"), ("STUB_ERROR_RATE", "nan"),
         ("STUB_ERROR_STATUS", "200"), ("STUB_ERROR_STATUS", "600"), ("STUB_RETRY_AFTER", "soon"), ("STUB_HANG", "maybe"),
         ("STUB_RESET", "2"), ("STUB_MALFORMED", "yes please"), ("STUB_OVERSIZED", "4MiB"), ("STUB_OVERSIZED_BYTES", "0"),
+        ("STUB_SLOW_FIRST_EVERY", "-1"), ("STUB_SLOW_FIRST_EVERY", "1000001"), ("STUB_SLOW_FIRST_MS", "600001"),
     ])
     func badEnvironmentValuesNameTheVariable(name: String, value: String) {
         #expect {
@@ -164,17 +172,19 @@ import TestSupport
 
     @Test func headersRoundTrip() throws {
         let plan = FaultPlan(latencyMs: 3, errorRate: 0.25, errorStatus: 502, retryAfterSeconds: 1, hang: true,
-                             resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 99)
+                             resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 99,
+                             slowFirstEvery: 7, slowFirstMs: 5)
         #expect(try FaultPlan().overridden(by: plan.headers) == plan)
         #expect(FaultPlan().headers.isEmpty)
     }
 
     @Test func controlBodyDecodes() throws {
-        let body = #"{"latencyMs":200,"errorRate":1,"errorStatus":500,"retryAfterSeconds":2,"hang":false,"reset":true,"malformed":true,"oversized":true,"oversizedBytes":1024,"times":3}"#
+        let body = #"{"latencyMs":200,"errorRate":1,"errorStatus":500,"retryAfterSeconds":2,"hang":false,"reset":true,"malformed":true,"oversized":true,"oversizedBytes":1024,"slowFirstEvery":20,"slowFirstMs":300,"times":3}"#
         let request = try FaultControlRequest.decode(Array(body.utf8))
         #expect(request.times == 3)
         #expect(request.plan == FaultPlan(latencyMs: 200, errorRate: 1, errorStatus: 500, retryAfterSeconds: 2,
-                                          resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 1024))
+                                          resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 1024,
+                                          slowFirstEvery: 20, slowFirstMs: 300))
         let empty = try FaultControlRequest.decode(Array("{}".utf8))
         #expect(empty.plan == FaultPlan() && empty.times == nil)
         let nulls = try FaultControlRequest.decode(Array(#"{"times":null,"retryAfterSeconds":null}"#.utf8))
@@ -183,7 +193,8 @@ import TestSupport
 
     @Test(arguments: [
         "", "[]", "not json", #"{"errorrate":1}"#, #"{"errorRate":"1"}"#, #"{"errorRate":1.5}"#, #"{"latencyMs":1.5}"#,
-        #"{"hang":1}"#, #"{"times":0}"#, #"{"times":"2"}"#, #"{"errorStatus":302}"#,
+        #"{"hang":1}"#, #"{"times":0}"#, #"{"times":"2"}"#, #"{"errorStatus":302}"#, #"{"slowFirstEvery":-1}"#,
+        #"{"slowFirstEvery":true}"#, #"{"slowFirstMs":1.5}"#,
     ])
     func badControlBodiesAreRefused(body: String) {
         #expect(throws: FaultControlError.self) { try FaultControlRequest.decode(Array(body.utf8)) }

@@ -168,6 +168,31 @@ import TestSupport
         }
     }
 
+    /// One loop, so the hung handlers share it with the requests that must still answer.
+    @Test func hangOnOneRouteLeavesTheOtherRoutesAnswering() async throws {
+        try await withStub(loops: 1) { stub, port in
+            stub.setFaults(FaultPlan(hang: true), for: .reviews)
+            var hanging: [RawClient] = []
+            for index in 1...4 {
+                let client = try await RawClient.connect(port: port)
+                try await client.sendRequest("/products/p\(index)/reviews")
+                hanging.append(client)
+            }
+            #expect(await eventually { stub.stats().reviews == 4 })
+            let client = try await RawClient.connect(port: port)
+            for index in 1...4 {
+                #expect(try await client.request("/products/p\(index)").status == 200)
+                #expect(try await client.request("/products/p\(index)/suggested").status == 200)
+            }
+            for held in hanging {
+                #expect(try await held.hasPendingBytes() == false)
+                held.close()
+            }
+            #expect(await eventually { stub.stats().abandoned == 4 })
+            #expect(stub.stats().abandonedProduct == 0)
+        }
+    }
+
     @Test func latencyStillAnswers() async throws {
         try await withStub { _, port in
             let client = try await RawClient.connect(port: port)

@@ -66,6 +66,7 @@ import TestSupport
             #expect(requests == ["product": 3, "reviews": 2, "suggested": 1])
             #expect(document["abandoned"] as? Int == 0)
             #expect(document["abandonedProduct"] as? Int == 0)
+            #expect(document["slowFirstCalls"] as? Int == 0)
             #expect(document["openConnections"] as? Int == 1)
 
             #expect(try await client.request("/stats", method: "DELETE").status == 204)

@@ -20,7 +20,7 @@ import requests
 import schemathesis
 
 import fault_cases
-from fault_cases import check, header, hdr
+from fault_cases import check, header
 
 
 def metric(base, name):
