@@ -119,8 +119,39 @@ public struct AppConfiguration: Sendable {
         service.requestDeadline = .milliseconds(try reader.int("REQUEST_DEADLINE_MS", default: 3000, in: 1...120_000, "time a page load may take, retries included (else 504)"))
         service.batchParallelism = try reader.int("BATCH_PARALLELISM", default: 8, in: 1...100, "loads a batch request runs at once")
         service.maxInFlightLoads = try reader.int("MAX_INFLIGHT_LOADS", default: 10_000, in: 1...1_000_000, "distinct loads at once before 503")
+        try readGrayFailure(&reader, into: &service)
         config.service = service
         config.adminToken = reader.optionalString("ADMIN_TOKEN", "bearer token for DELETE /cache routes; unset turns them off", secret: true)
+    }
+
+    /// Breakers, an optional part's grace and hedging: why each default, docs/architecture.md
+    /// ("Gray failure").
+    private static func readGrayFailure(_ reader: inout EnvironmentReader, into service: inout ServiceSettings) throws(ConfigurationError) {
+        let defaults = ServiceSettings.defaultUpstreamBreaker
+        let failures = try reader.int(
+            "UPSTREAM_BREAKER_FAILURES", default: defaults.failureThreshold, in: 1...1000, "an upstream's failures in a row that open its breaker")
+        let percent = try reader.int(
+            "UPSTREAM_BREAKER_FAILURE_PERCENT", default: 50, in: 1...100,
+            "share of failed calls (of at least UPSTREAM_BREAKER_MIN_CALLS in UPSTREAM_BREAKER_WINDOW_MS) that opens an upstream's breaker")
+        let minimumCalls = try reader.int(
+            "UPSTREAM_BREAKER_MIN_CALLS", default: defaults.minimumCalls, in: 1...1_000_000, "fewest calls in the window the failure share is judged on")
+        let window = try reader.int("UPSTREAM_BREAKER_WINDOW_MS", default: 10_000, in: 1000...600_000, "the sliding window of the failure share")
+        let openFor = try reader.int(
+            "UPSTREAM_BREAKER_OPEN_MS", default: 5000, in: 100...600_000, "time an open upstream breaker refuses calls before one trial call")
+        service.upstreamBreaker = CircuitBreaker.Policy(
+            failureThreshold: failures, openFor: .milliseconds(openFor), failureRatio: Double(percent) / 100,
+            window: .milliseconds(window), minimumCalls: minimumCalls)
+        service.optionalPartGrace = .milliseconds(try reader.int(
+            "OPTIONAL_PART_GRACE_MS", default: 100, in: 0...60_000,
+            "once the product is here, the longest wait for reviews and suggestions; a page answered without them is completed when they come"))
+        let hedging = try reader.choice(
+            "HEDGE", default: "on", among: ["on", "off"], "a second product call when the first is slower than the live p95 (bounded by a 10% budget)") == "on"
+        let minimumDelay = try reader.int("HEDGE_MIN_DELAY_MS", default: 10, in: 1...60_000, "the shortest hedge delay")
+        let maximumDelay = try reader.int("HEDGE_MAX_DELAY_MS", default: 200, in: 1...60_000, "the longest hedge delay")
+        guard maximumDelay >= minimumDelay else {
+            throw ConfigurationError(setting: "HEDGE_MAX_DELAY_MS", reason: "must be at least HEDGE_MIN_DELAY_MS (\(minimumDelay))")
+        }
+        service.hedging = hedging ? HedgePolicy(minimumDelay: .milliseconds(minimumDelay), maximumDelay: .milliseconds(maximumDelay)) : nil
     }
 
     private static func readFleet(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {

@@ -108,7 +108,10 @@ public final class Application: Sendable {
         let client = HTTPClient(group: group, configuration: configuration.client, time: time)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
         let fleetLog = configuration.redisURL.map { _ in FleetLog(logger: logger, time: time) }
-        let metrics = ServiceMetrics(group: group, faultLog: UpstreamFaultLog(logger: logger, time: time), fleetLog: fleetLog)
+        let metrics = ServiceMetrics(group: group, fleetLog: fleetLog)
+        let events = ServiceEventFanOut(
+            metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time),
+            breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         // The Redis client shares the time line: the shared cache's deadlines are computed by the
@@ -117,11 +120,11 @@ public final class Application: Sendable {
         if let url = configuration.redisURL, let fleetLog, let fleetMetrics = metrics.fleet {
             fleet = FleetRuntime(
                 url: url, keyPrefix: configuration.redisKeyPrefix, settings: configuration.sharedCache,
-                service: configuration.service, group: group, time: time, events: metrics, metrics: fleetMetrics, log: fleetLog)
+                service: configuration.service, group: group, time: time, events: events, metrics: fleetMetrics, log: fleetLog)
         }
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
-            time: time, events: metrics, shared: fleet?.shared)
+            time: time, events: events, shared: fleet?.shared)
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         let front = AppRoutes.front(

@@ -89,6 +89,7 @@ struct FrontHandler: Sendable {
     static func lineFields(record: RequestRecord?, source: AnsweredRequest.Source, level: Logger.Level, heldBack: Int) -> [(String, String)] {
         var fields: [(String, String)] = []
         if source != .responder { fields.append(("answeredBy", name(of: source))) }
+        if let detail = record?.cacheDetail { fields.append(("cacheDetail", detail)) }
         if level >= .warn { fields += record?.failureFields ?? cause(of: source) }
         if heldBack > 0 { fields.append(("rejectionLinesHeldBack", String(heldBack))) }
         return fields

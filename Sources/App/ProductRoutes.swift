@@ -15,14 +15,14 @@ struct ProductRoutes {
         router.add(.get, "/products/{id}", responder: { request, context in
             switch service.lookUpDetail(id: request.pathParameters["id"] ?? "", noCache: Self.asksForNoCache(request)) {
             case .answered(let answer):
-                (context.annotation as? RequestRecord)?.answered(from: answer.cache.result)
+                (context.annotation as? RequestRecord)?.answered(from: answer.cache)
                 return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl))
             case .pending(let pending):
                 return .later { request, context in
                     do throws(ProductDetailsError) {
                         let answer = try await service.detail(
                             after: pending, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
-                        RequestRecord.current?.answered(from: answer.cache.result)
+                        RequestRecord.current?.answered(from: answer.cache)
                         RequestRecord.current?.joinedLoad(of: answer)
                         return Self.response(for: answer, request: request, ttl: service.settings.ttl)
                     } catch {
@@ -128,6 +128,9 @@ struct ProductRoutes {
         if let reason = outcome.servedStaleBecause {
             value.append("; detail=")
             value.append(reason)
+        } else if let reason = outcome.withoutWaiting {
+            value.append("; detail=")
+            value.append(reason.cacheStatusDetail)
         }
     }
 

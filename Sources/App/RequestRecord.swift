@@ -34,14 +34,26 @@ final class RequestRecord: Sendable {
     private let retries = Atomic<Int>(0)
     /// 0 none, 1 hit, 2 miss, 3 stale: how the cache answered, for the log line.
     private let cache = Atomic<Int>(0)
+    /// 0 none, else 1 + the index of the `OmissionReason` the page was answered without waiting for.
+    private let withoutWaiting = Atomic<Int>(0)
 
-    func answered(from result: CacheResult) {
-        let code = switch result {
+    func answered(from outcome: CacheOutcome) {
+        let code = switch outcome.result {
         case .hit: 1
         case .miss: 2
         case .stale: 3
         }
         cache.store(code, ordering: .relaxed)
+        if let reason = outcome.withoutWaiting, let index = OmissionReason.allCases.firstIndex(of: reason) {
+            withoutWaiting.store(index + 1, ordering: .relaxed)
+        }
+    }
+
+    /// The `Cache-Status` detail of a page answered without waiting for a part (`grace-ended`,
+    /// `breaker-open`), for the log line's `cacheDetail`.
+    var cacheDetail: String? {
+        let code = withoutWaiting.load(ordering: .relaxed)
+        return code == 0 ? nil : OmissionReason.allCases[code - 1].cacheStatusDetail
     }
 
     /// "hit", "miss", "stale", or "none" for routes without a cache.

@@ -20,13 +20,13 @@ final class ServiceMetrics: ServiceEvents {
     private let loadRefusals: Counter
     private let evictions: [String: Counter]
     private let budgetExhausted: [Upstream: Counter]
-    /// Where upstream faults are also logged; nil in tests that only count.
-    private let faultLog: UpstreamFaultLog?
+    private let breakerTransitions: [UpstreamStateKey: Counter]
+    private let hedges: [HedgeResult: Counter]
+    private let omissions: [OmissionKey: Counter]
     /// The fleet's series, in fleet mode.
     let fleet: FleetMetrics?
 
-    init(group: EventLoopGroup, faultLog: UpstreamFaultLog? = nil, fleetLog: FleetLog? = nil) {
-        self.faultLog = faultLog
+    init(group: EventLoopGroup, fleetLog: FleetLog? = nil) {
         if let fleetLog {
             fleet = FleetMetrics(registry: registry, log: fleetLog)
         } else {
@@ -55,6 +55,34 @@ final class ServiceMetrics: ServiceEvents {
                 labels: [("upstream", upstream.rawValue)])
         }
         self.budgetExhausted = budgetExhausted
+        // Known in advance, so each series exists at zero from the start: a burst before the
+        // first scrape still shows in `rate()`.
+        var breakerTransitions: [UpstreamStateKey: Counter] = [:]
+        for upstream in Upstream.allCases {
+            for state in [CircuitBreaker.State.closed, .open, .halfOpen] {
+                breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)] = registry.counter(
+                    "upstream_breaker_transitions_total", help: "Changes of each upstream's circuit breaker, by the state changed to.",
+                    labels: [("upstream", upstream.rawValue), ("to", state.label)])
+            }
+        }
+        self.breakerTransitions = breakerTransitions
+        var hedges: [HedgeResult: Counter] = [:]
+        for result in HedgeResult.allCases {
+            // Only the required products call is hedged.
+            hedges[result] = registry.counter(
+                "upstream_hedges_total", help: "Hedged upstream attempts: sent, won (answered first), lost, refused (budget or breaker).",
+                labels: [("upstream", Upstream.products.rawValue), ("result", result.rawValue)])
+        }
+        self.hedges = hedges
+        var omissions: [OmissionKey: Counter] = [:]
+        for part in DetailPart.allCases {
+            for reason in OmissionReason.allCases {
+                omissions[OmissionKey(part: part, reason: reason)] = registry.counter(
+                    "parts_omitted_total", help: "Pages answered without an optional part, by part and reason (breaker, grace, failure).",
+                    labels: [("part", part.rawValue), ("reason", reason.rawValue)])
+            }
+        }
+        self.omissions = omissions
     }
 
     /// Gauges read at scrape time from the parts that own the numbers.
@@ -66,6 +94,11 @@ final class ServiceMetrics: ServiceEvents {
         registry.gauge("cache_entries", help: "Pages in the cache.") { Double(service.cacheEntryCount) }
         registry.gauge("cache_bytes", help: "Bytes of cached pages.") { Double(service.cacheBytes) }
         registry.gauge("inflight_loads", help: "Product loads running now.") { Double(service.inFlightCount) }
+        for upstream in Upstream.allCases {
+            let breaker = service.breaker(for: upstream)
+            registry.gauge("upstream_breaker_state", help: "Each upstream's circuit breaker: 0 closed, 1 open, 2 half-open.",
+                           labels: [("upstream", upstream.rawValue)]) { Double(breaker.state.gaugeValue) }
+        }
         registry.gauge("open_connections", help: "Client connections open now.") { Double(server.openConnections) }
         registry.counter("upstream_connections_opened_total", help: "Upstream TCP connections opened.") {
             client.statistics.connectionsOpened
@@ -110,9 +143,8 @@ final class ServiceMetrics: ServiceEvents {
 
     // MARK: ServiceEvents
 
-    /// Counts the attempt by outcome (`success` or the failure's label) and tells the fault log.
+    /// Counts the attempt by outcome (`success` or the failure's label).
     func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {
-        faultLog?.attempted(upstream, failure: failure)
         let outcome = failure?.label ?? "success"
         let series = upstreamSeries.withLock { series -> UpstreamSeries in
             let key = UpstreamSeriesKey(upstream: upstream, outcome: outcome)
@@ -127,10 +159,6 @@ final class ServiceMetrics: ServiceEvents {
         }
         series.requests.increment()
         series.duration.observe(duration)
-    }
-
-    func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
-        faultLog?.gaveUp(upstream, failure: failure, attempts: attempts)
     }
 
     func retry(_ upstream: Upstream, reason: String) {
@@ -159,6 +187,18 @@ final class ServiceMetrics: ServiceEvents {
     func lease(_ result: LeaseResult) { fleet?.lease(result) }
     func sharedBreaker(_ state: CircuitBreaker.State) { fleet?.breaker(state) }
 
+    func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {
+        breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)]?.increment()
+    }
+
+    func hedge(_ upstream: Upstream, _ result: HedgeResult) {
+        hedges[result]?.increment()
+    }
+
+    func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {
+        omissions[OmissionKey(part: part, reason: reason)]?.increment()
+    }
+
     /// Evictions happen on the insert path of a busy cache: the three series are looked up once,
     /// at start, not under the registry's lock per eviction.
     func eviction(reason: String) {
@@ -168,6 +208,16 @@ final class ServiceMetrics: ServiceEvents {
             registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]).increment()
         }
     }
+}
+
+private struct UpstreamStateKey: Hashable {
+    let upstream: Upstream
+    let state: String
+}
+
+private struct OmissionKey: Hashable {
+    let part: DetailPart
+    let reason: OmissionReason
 }
 
 private struct UpstreamSeries {

@@ -34,6 +34,21 @@ final class UpstreamFaultLog: Sendable {
         logger.warn("upstream call failed after retries", fields)
     }
 
+    /// An upstream's breaker opened (`warn`: the upstream is not asked until it closes) or
+    /// closed (`info`). Half-open is not a line: the trial's outcome follows at once.
+    func breaker(_ upstream: Upstream, changedTo state: CircuitBreaker.State) {
+        switch state {
+        case .open:
+            logger.warn("upstream circuit breaker opened: calls fail at once until a trial call succeeds", [
+                ("upstream", upstream.rawValue),
+            ])
+        case .closed:
+            logger.info("upstream circuit breaker closed", [("upstream", upstream.rawValue)])
+        case .halfOpen:
+            break
+        }
+    }
+
     /// One attempt's outcome: `nil` when the upstream answered (even with an error status).
     func attempted(_ upstream: Upstream, failure: UpstreamFailure?) {
         if let failure, !failure.isUnreachable { return }

@@ -1,4 +1,5 @@
 import App
+import ProductDetails
 import Testing
 import TestSupport
 
@@ -13,6 +14,23 @@ struct ConfigurationTests {
         #expect(configuration.service.ttl == .seconds(60))
         #expect(configuration.adminToken == nil)
         #expect(configuration.server.edgeTriggeredPolling)
+    }
+
+    @Test func theGrayFailureSettingsHaveTheirDefaultsAndAreRead() throws {
+        let defaults = try AppConfiguration.fromEnvironment([:]).service
+        #expect(defaults.upstreamBreaker == ServiceSettings.defaultUpstreamBreaker)
+        #expect(defaults.optionalPartGrace == .milliseconds(100))
+        #expect(defaults.hedging == HedgePolicy())
+        let set = try AppConfiguration.fromEnvironment([
+            "UPSTREAM_BREAKER_FAILURES": "3", "UPSTREAM_BREAKER_FAILURE_PERCENT": "25", "UPSTREAM_BREAKER_MIN_CALLS": "40",
+            "UPSTREAM_BREAKER_WINDOW_MS": "30000", "UPSTREAM_BREAKER_OPEN_MS": "2000", "OPTIONAL_PART_GRACE_MS": "0",
+            "HEDGE_MIN_DELAY_MS": "5", "HEDGE_MAX_DELAY_MS": "50",
+        ]).service
+        #expect(set.upstreamBreaker == CircuitBreaker.Policy(
+            failureThreshold: 3, openFor: .seconds(2), failureRatio: 0.25, window: .seconds(30), minimumCalls: 40))
+        #expect(set.optionalPartGrace == .zero)
+        #expect(set.hedging?.minimumDelay == .milliseconds(5) && set.hedging?.maximumDelay == .milliseconds(50))
+        #expect(try AppConfiguration.fromEnvironment(["HEDGE": "off"]).service.hedging == nil)
     }
 
     @Test func connectionPollingCanBeLevelTriggered() throws {
@@ -36,6 +54,15 @@ struct ConfigurationTests {
         (["RETRY_ATTEMPTS": "0"], "RETRY_ATTEMPTS"),
         (["REQUEST_DEADLINE_MS": "1.5"], "REQUEST_DEADLINE_MS"),
         (["BATCH_PARALLELISM": "1000"], "BATCH_PARALLELISM"),
+        (["UPSTREAM_BREAKER_FAILURES": "0"], "UPSTREAM_BREAKER_FAILURES"),
+        (["UPSTREAM_BREAKER_FAILURE_PERCENT": "101"], "UPSTREAM_BREAKER_FAILURE_PERCENT"),
+        (["UPSTREAM_BREAKER_MIN_CALLS": "many"], "UPSTREAM_BREAKER_MIN_CALLS"),
+        (["UPSTREAM_BREAKER_WINDOW_MS": "10"], "UPSTREAM_BREAKER_WINDOW_MS"),
+        (["UPSTREAM_BREAKER_OPEN_MS": "-5"], "UPSTREAM_BREAKER_OPEN_MS"),
+        (["OPTIONAL_PART_GRACE_MS": "0.5"], "OPTIONAL_PART_GRACE_MS"),
+        (["HEDGE": "sometimes"], "HEDGE"),
+        (["HEDGE_MIN_DELAY_MS": "0"], "HEDGE_MIN_DELAY_MS"),
+        (["HEDGE_MIN_DELAY_MS": "50", "HEDGE_MAX_DELAY_MS": "20"], "HEDGE_MAX_DELAY_MS"),
     ])
     func aBadValueNamesItsSetting(_ environment: [String: String], _ setting: String) {
         #expect {

@@ -3,6 +3,7 @@ import EventLoop
 import HTTP1
 import HTTPServer
 import ProductDetails
+import Testing
 import Timekeeping
 
 /// The service's routes answered in memory: a request goes through the front handler and its
@@ -11,7 +12,7 @@ import Timekeeping
 /// one loop only because a request's context names one.
 struct InMemoryApp {
     let time = ManualTimeSource()
-    let upstream = InMemoryUpstream()
+    let upstream: InMemoryUpstream
     let service: ProductDetailsService
     let front: FrontHandler
     let loop: EventLoop
@@ -45,6 +46,7 @@ struct InMemoryApp {
 
     private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?) {
         loop = group.loops[0]
+        upstream = InMemoryUpstream(time: time)
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
         let logger = Logger(minimum: .info, writer: writer)
         service = ProductDetailsService(
@@ -61,11 +63,18 @@ struct InMemoryApp {
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
         let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken)
-        defer {
-            _ = app.writer.close(within: .seconds(1))
-            group.shutdown()
+        let outcome: Result<Void, any Error>
+        do {
+            try await body(app)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
         }
-        try await body(app)
+        _ = app.writer.close(within: .seconds(1))
+        // From off the loop: a task that left a loop's executor preference may still be running
+        // on the loop's thread until it next suspends, and a loop cannot join its own thread.
+        await Task.detached { group.shutdown() }.value
+        try outcome.get()
     }
 
     /// One request, as its bytes would arrive: `GET /products/p1` with `headers`.
@@ -87,6 +96,17 @@ struct InMemoryApp {
 
     func delete(_ target: String, token: String? = InMemoryApp.adminToken) async throws -> Answer {
         try await request(target, method: .delete, headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    /// Moves time on in `step`s whenever a task sleeps on it, until `condition` holds (a load
+    /// waiting out a hung upstream's time-outs, retries and grace).
+    func drive(until condition: () -> Bool, step: Duration = .milliseconds(100)) async {
+        for _ in 0..<100_000 {
+            if condition() { return }
+            if time.sleeperCount > 0 { time.advance(by: step) }
+            await Task.yield()
+        }
+        Issue.record("the condition never held")
     }
 
     /// Waits until the log lines written so far reached `log`.

@@ -56,6 +56,32 @@ struct RedisPageStoreTests {
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1", at: .init(epoch: generation.epoch, generation: generation.generation)))) == .integer(0))
     }
 
+    /// A page answered before a late optional part: stored at once, the lease kept for the
+    /// completed page, which replaces it and releases the lease.
+    @Test func aStoreKeepingTheLeaseLetsTheCompletedPageFollow() async throws {
+        let claim = try await claim("p1")
+        let degraded = SharedPage(
+            document: CachedDocument(status: 200, body: Array(#"{"partial":true}"#.utf8), missing: [.reviews]), ttl: .seconds(5),
+            staleIfError: .zero, staleWhileRevalidate: .zero)
+        #expect(try await store.store(degraded, under: claim, keepingLease: true, deadline: Self.far))
+        let lease = keys.lease(of: "p1", at: claim.generation)
+        #expect(try await raw("EXISTS", .string(lease)) == .integer(1), "the lease stays with its holder")
+        guard case .page(let first, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("the degraded page is there to read meanwhile")
+            return
+        }
+        #expect(first == degraded)
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        #expect(try await raw("EXISTS", .string(lease)) == .integer(0))
+        guard case .page(let completed, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the completed page")
+            return
+        }
+        #expect(completed == Self.page())
+        // Under a claim whose lease is gone, a late degraded store is refused.
+        #expect(try await store.store(degraded, under: claim, keepingLease: true, deadline: Self.far) == false)
+    }
+
     @Test func aLoadOvertakenByAnInvalidationIsNotStored() async throws {
         let claim = try await claim("p1")
         #expect(try await store.invalidate(id: "p1", deadline: Self.far) == 0)
