@@ -59,6 +59,18 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         executor: (any TaskExecutor)? = nil,
         load: @escaping @Sendable () async throws -> Value
     ) async throws -> (value: Value, collapsed: Bool) {
+        try await value(for: key, joinable: joinable, executor: executor) { (_: EarlyAnswer) in try await load() }
+    }
+
+    /// ``value(for:joinable:executor:load:)`` for a load that may answer before it ends: once it
+    /// calls its ``EarlyAnswer``, its waiters have that value and it is forgotten (nobody joins
+    /// it, nobody leaving cancels it), while its task goes on to finish what it started.
+    public func value(
+        for key: Key,
+        joinable: Bool = true,
+        executor: (any TaskExecutor)? = nil,
+        load: @escaping @Sendable (EarlyAnswer) async throws -> Value
+    ) async throws -> (value: Value, collapsed: Bool) {
         try Task.checkCancellation()
         let loadID: UInt64
         let collapsed: Bool
@@ -93,10 +105,20 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     public func startBackgroundLoad(
         for key: Key,
         executor: (any TaskExecutor)? = nil,
-        load: @escaping @Sendable () async throws -> Value
+        load: @escaping @Sendable (EarlyAnswer) async throws -> Value
     ) -> Bool {
         guard joinableLoads[key] == nil else { return false }
         return (try? start(key: key, executor: executor, survivesWithoutWaiters: true, load: load)) != nil
+    }
+
+    /// ``startBackgroundLoad(for:executor:load:)`` for a load that cannot answer early.
+    @discardableResult
+    public func startBackgroundLoad(
+        for key: Key,
+        executor: (any TaskExecutor)? = nil,
+        load: @escaping @Sendable () async throws -> Value
+    ) -> Bool {
+        startBackgroundLoad(for: key, executor: executor) { (_: EarlyAnswer) in try await load() }
     }
 
     /// Later callers for `key` start a new load instead of joining the running one.
@@ -118,15 +140,16 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         key: Key,
         executor: (any TaskExecutor)?,
         survivesWithoutWaiters: Bool,
-        load: @escaping @Sendable () async throws -> Value
+        load: @escaping @Sendable (EarlyAnswer) async throws -> Value
     ) throws(InFlightLoadsOverloaded) -> UInt64 {
         guard loads.count < maxLoads else { throw InFlightLoadsOverloaded(limit: maxLoads) }
         nextID += 1
         let loadID = nextID
+        let early = EarlyAnswer { value in await self.complete(loadID: loadID, with: .success(value)) }
         let task = Task(executorPreference: executor) {
             let result: Result<Value, any Error>
             do {
-                result = .success(try await load())
+                result = .success(try await load(early))
             } catch {
                 result = .failure(error)
             }
@@ -139,6 +162,17 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         return loadID
     }
 
+    /// Answers a load's waiters before it ends (``value(for:joinable:executor:load:)``).
+    public struct EarlyAnswer: Sendable {
+        let deliver: @Sendable (Value) async -> Void
+
+        public func callAsFunction(_ value: Value) async {
+            await deliver(value)
+        }
+    }
+
+    /// Answers the waiters and forgets the load; a load answered early ends here a second time,
+    /// and that is ignored.
     private func complete(loadID: UInt64, with result: Result<Value, any Error>) {
         guard let load = forget(loadID) else { return }
         events.loadFinished()

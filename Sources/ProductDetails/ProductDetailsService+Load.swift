@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The result of one load, shared by every request that waited for it.
 struct LoadedDocument: Sendable {
     let document: CachedDocument
@@ -30,7 +32,24 @@ struct LoadedDocument: Sendable {
 
 /// Runs when a load's late optional parts have arrived: with the completed page, or `nil` when
 /// there is nothing new to store (the parts failed, or an invalidation overtook the load).
-typealias LateCompletion = @Sendable (LoadedDocument?) async -> Void
+typealias LateCompletion = nonisolated(nonsending) @Sendable (LoadedDocument?) async -> Void
+
+/// Gives a load's waiters a page before the load ends (answered without a late optional part).
+typealias AnswerEarly = nonisolated(nonsending) @Sendable (LoadedDocument) async -> Void
+
+/// What a load hears from the tasks beside its product call.
+private enum PartArrival: Sendable {
+    case reviews(Result<[Review], UpstreamFailure>)
+    case suggested(Result<[Product], UpstreamFailure>)
+    case graceEnded
+}
+
+/// How many optional parts have arrived, readable without waiting for the task group.
+private final class ArrivedParts: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.wrappingAdd(1, ordering: .relaxed) }
+    var both: Bool { count.load(ordering: .relaxed) >= 2 }
+}
 
 extension ProductDetailsService {
     /// Fetches the three parts at once, merges and encodes them, and stores the result.
@@ -39,37 +58,55 @@ extension ProductDetailsService {
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
     /// error: it becomes a briefly cached 404 document.
     func load(
-        id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true, executor: (any TaskExecutor)? = nil
+        id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true, executor: (any TaskExecutor)? = nil,
+        early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil
     ) async throws -> LoadedDocument {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
             id: id, requestID: requestID, trace: trace, token: cache.loadToken(for: id),
             deadline: time.now + settings.requestDeadline, executor: executor)
-        var loaded = try await loadUntraced(context, readsShared: readsShared)
+        var traced: AnswerEarly?
+        if let early {
+            traced = { loaded in
+                var loaded = loaded
+                loaded.traceID = trace?.traceID
+                await early(loaded)
+            }
+        }
+        var loaded = try await loadUntraced(context, readsShared: readsShared, answerEarly: traced)
         loaded.traceID = trace?.traceID
         return loaded
     }
 
-    private func loadUntraced(_ context: LoadContext, readsShared: Bool) async throws -> LoadedDocument {
+    private func loadUntraced(_ context: LoadContext, readsShared: Bool, answerEarly: AnswerEarly?) async throws -> LoadedDocument {
         guard let shared else {
-            return try await loadFromUpstreams(context)
+            return try await loadFromUpstreams(context, answerEarly: answerEarly)
+        }
+        func withStatus(_ status: SharedCacheStatus) -> AnswerEarly? {
+            guard let answerEarly else { return nil }
+            return { loaded in
+                var loaded = loaded
+                loaded.shared = status
+                await answerEarly(loaded)
+            }
         }
         guard readsShared else {
             // A client's no-cache asks for the origin's answer, not another replica's copy.
-            var loaded = try await loadFromUpstreams(context)
-            loaded.shared = SharedCacheStatus(result: .request)
+            let status = SharedCacheStatus(result: .request)
+            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
+            loaded.shared = status
             return loaded
         }
         switch try await sharedPhase(context, shared: shared) {
         case .answered(let loaded):
             return loaded
         case .load(nil, let status):
-            var loaded = try await loadFromUpstreams(context)
+            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
             loaded.shared = status
             return loaded
         case .load(let claim?, let status):
-            return try await loadForTheFleet(context, claim: claim, shared: shared, status: status)
+            return try await loadForTheFleet(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
         }
     }
 
@@ -80,31 +117,40 @@ extension ProductDetailsService {
     /// renewed) until that part arrives: then the completed page is stored and the lease goes,
     /// so the fleet gets the complete page from this one load, as this replica does.
     func loadForTheFleet(
-        _ context: LoadContext, claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus
+        _ context: LoadContext, claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus, answerEarly: AnswerEarly? = nil
     ) async throws -> LoadedDocument {
         var status = status
         let renewal = keepRenewing(claim, in: shared)
+        // The page answered without a late part is shared at once; the lease stays for the
+        // completed one, which `whenComplete` stores (releasing it), or gives the lease up.
+        var early: AnswerEarly?
+        if let answerEarly {
+            early = { [status] loaded in
+                var loaded = loaded
+                var status = status
+                if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
+                loaded.shared = status
+                await answerEarly(loaded)
+            }
+        }
         let whenComplete: LateCompletion = { completed in
             if let page = completed?.page {
                 _ = await shared.store(page, under: claim)
             } else {
                 await shared.release(claim)
             }
-            renewal.cancel()
         }
         var loaded: LoadedDocument
         do {
-            loaded = try await loadFromUpstreams(context, whenComplete: whenComplete)
+            loaded = try await loadFromUpstreams(context, answerEarly: early, whenComplete: whenComplete)
         } catch {
             renewal.cancel()
             // Not on this task, which may be cancelled: the lease must go so a waiter takes over now.
             Task { await shared.release(claim) }
             throw error
         }
-        if loaded.completesLater {
-            if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
-        } else {
-            renewal.cancel()
+        renewal.cancel()
+        if !loaded.completesLater {
             if let page = loaded.page {
                 status.stored = await shared.store(page, under: claim)
             } else {
@@ -115,22 +161,31 @@ extension ProductDetailsService {
         return loaded
     }
 
-    /// The product call, with reviews and suggestions beside it in tasks of their own. Once the
-    /// product is here, the optional parts get at most `optionalPartGrace` more; a part still out
-    /// then is left out of the answer, and the cached page is completed when it arrives
-    /// (``completeLate(_:with:_:_:)``; then `whenComplete` runs, in fleet mode to share it).
-    private func loadFromUpstreams(_ context: LoadContext, whenComplete: LateCompletion? = nil) async throws -> LoadedDocument {
+    /// The product call, with reviews and suggestions beside it in child tasks. Once the product
+    /// is here, the optional parts get at most `optionalPartGrace` more; a part still out then is
+    /// left out of a page given to the waiters at once (`answerEarly`), and the load goes on: the
+    /// completed page is stored when the part arrives (``completeLate(_:with:_:_:)``, then
+    /// `whenComplete`, in fleet mode to share it). Without `answerEarly` the load waits for them.
+    private func loadFromUpstreams(
+        _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
+    ) async throws -> LoadedDocument {
         let (products, reviews, suggestions) = (self.products, self.reviews, self.suggestions)
-        let parts = OptionalParts()
-        parts.start(
-            executor: context.executor,
-            reviews: { [self] in await fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
-                try await reviews.reviews(productID: context.id, call: call)
-            } },
-            suggested: { [self] in await fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
-                try await suggestions.suggestions(productID: context.id, call: call)
-            } })
-        return try await withTaskCancellationHandler { [self] in
+        let arrived = ArrivedParts()
+        return try await withThrowingTaskGroup(of: PartArrival.self) { [self] group in
+            group.addTask { [self] in
+                let part = await fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
+                    try await reviews.reviews(productID: context.id, call: call)
+                }
+                arrived.add()
+                return .reviews(part)
+            }
+            group.addTask { [self] in
+                let part = await fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
+                    try await suggestions.suggestions(productID: context.id, call: call)
+                }
+                arrived.add()
+                return .suggested(part)
+            }
             let product: Product
             switch await fetch(.products, context, using: productRetrier, { call throws(UpstreamFailure) in
                 try await products.product(id: context.id, call: call)
@@ -138,46 +193,69 @@ extension ProductDetailsService {
             case .success(let value):
                 product = value
             case .failure(.notFound):
-                parts.cancel()
+                group.cancelAll()
                 let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: context.id).problemJSON)
                 return store(document, for: context.id, ttl: settings.notFoundTTL, staleWindows: false, token: context.token)
             case .failure(.cancelled):
-                parts.cancel()
                 throw CancellationError()
             case .failure(.circuitOpen):
-                parts.cancel()
                 throw ProductDetailsError.upstreamUnavailable(.products, retryAfter: productRetrier.breaker?.retryAfter ?? .zero)
             case .failure(let failure):
-                parts.cancel()
                 throw ProductDetailsError.upstream(failure, from: .products)
             }
-            await parts.waitForBoth(orUntil: settings.optionalPartGrace, on: time, executor: context.executor)
-            if Task.isCancelled {
-                parts.cancel()
-                throw CancellationError()
+
+            let grace = answerEarly == nil ? nil : settings.optionalPartGrace
+            if let grace, grace > .zero, !arrived.both {
+                // Answers that came in with the product's are often only queued behind this task:
+                // let them deliver before arming a timer, which costs a task and a libuv timer.
+                await Task.yield()
+                if !arrived.both {
+                    group.addTask { [time] in
+                        try? await time.sleep(for: grace)
+                        return .graceEnded
+                    }
+                }
             }
-            let settlement = parts.settle { [self] reviews, suggested in
-                let completed = completeLate(context, with: product, reviews, suggested)
+            var reviewsPart: Result<[Review], UpstreamFailure>?
+            var suggestedPart: Result<[Product], UpstreamFailure>?
+            var answeredEarly: LoadedDocument?
+            func answerWithoutTheLateParts() async {
+                guard answeredEarly == nil, let answerEarly, !Task.isCancelled else { return }
+                var degraded = page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
+                degraded.withoutWaiting = .grace
+                degraded.completesLater = true
+                answeredEarly = degraded
+                await answerEarly(degraded)
+            }
+            if grace == .zero, !arrived.both { await answerWithoutTheLateParts() }
+            while reviewsPart == nil || suggestedPart == nil, let arrival = try await group.next() {
+                switch arrival {
+                case .reviews(let part): reviewsPart = part
+                case .suggested(let part): suggestedPart = part
+                case .graceEnded: await answerWithoutTheLateParts()
+                }
+            }
+            group.cancelAll()
+            guard let reviewsPart, let suggestedPart else { throw CancellationError() }
+            if var degraded = answeredEarly {
+                let completed = completeLate(context, with: product, reviewsPart, suggestedPart)
                 await whenComplete?(completed)
+                if var completed {
+                    completed.completesLater = true
+                    return completed
+                }
+                degraded.completesLater = true
+                return degraded
             }
-            switch settlement {
-            case .complete(let reviews, let suggested):
-                return page(context, product: product, reviews: reviews, suggested: suggested)
-            case .partial(let reviews, let suggested):
-                var loaded = page(context, product: product, reviews: reviews, suggested: suggested)
-                loaded.withoutWaiting = .grace
-                loaded.completesLater = true
-                return loaded
-            }
-        } onCancel: {
-            parts.cancel()
+            if reviewsPart == .failure(.cancelled) || suggestedPart == .failure(.cancelled) { throw CancellationError() }
+            return page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
         }
     }
 
     /// Merges, encodes and stores a page; a part that is `nil` (still on its way) or failed is
     /// listed in `missing`, and such a page is kept only for the degraded TTL.
     private func page(
-        _ context: LoadContext, product: Product, reviews: OptionalParts.Reviews?, suggested: OptionalParts.Suggested?,
+        _ context: LoadContext, product: Product, reviews: Result<[Review], UpstreamFailure>?, suggested: Result<[Product], UpstreamFailure>?,
         counting: Bool = true
     ) -> LoadedDocument {
         var missing: [DetailPart] = []
@@ -209,7 +287,7 @@ extension ProductDetailsService {
     /// `nil` when no part succeeded, or the deadline passed: the answered page stays until its
     /// degraded TTL ends.
     private func completeLate(
-        _ context: LoadContext, with product: Product, _ reviews: OptionalParts.Reviews, _ suggested: OptionalParts.Suggested
+        _ context: LoadContext, with product: Product, _ reviews: Result<[Review], UpstreamFailure>, _ suggested: Result<[Product], UpstreamFailure>
     ) -> LoadedDocument? {
         let anyArrived: Bool
         switch (reviews, suggested) {
@@ -239,7 +317,7 @@ extension ProductDetailsService {
     /// One upstream call through its retrier, its failure as a value.
     private func fetch<T: Sendable>(
         _ upstream: Upstream, _ context: LoadContext, using retrier: Retrier,
-        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         do throws(UpstreamFailure) {
             return .success(try await retrier.run(upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, operation))

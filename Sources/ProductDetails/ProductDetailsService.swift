@@ -227,8 +227,8 @@ public final class ProductDetailsService: Sendable {
     ) async throws(ProductDetailsError) -> DetailAnswer {
         let failure: ProductDetailsError
         do {
-            let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] in
-                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared, executor: executor)
+            let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
+                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared, executor: executor, early: early)
             }
             let traceID = collapsed ? loaded.traceID : nil
             if let staleAge = loaded.staleAge {
@@ -281,8 +281,8 @@ public final class ProductDetailsService: Sendable {
 
     /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running.
     private func refreshInBackground(id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?) async {
-        await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] in
-            try await self.load(id: id, requestID: requestID, trace: trace, executor: executor)
+        await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
+            try await self.load(id: id, requestID: requestID, trace: trace, executor: executor, early: early)
         }
     }
 }

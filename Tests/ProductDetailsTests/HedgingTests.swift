@@ -51,12 +51,30 @@ struct HedgingTests {
     let time = ManualTimeSource()
     let events = RecordingEvents()
 
-    /// A hedger that has seen 20 answers of 5 ms: its delay is the 10 ms floor.
-    func warmHedger(budgetFloor: Int = 10) -> Hedger {
+    /// A hedger that has seen 20 answers of 5 ms (its delay is the 10 ms floor) and, unless
+    /// `armed` is false, one slow attempt lately.
+    func warmHedger(budgetFloor: Int = 10, armed: Bool = true) -> Hedger {
         let hedger = Hedger(
             policy: HedgePolicy(budget: .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: budgetFloor)), time: time)
         for _ in 0..<20 { hedger.recordSuccess(after: .milliseconds(5)) }
+        if armed { hedger.recordSlow() }
         return hedger
+    }
+
+    @Test func hedgingIsArmedBySlowAttemptsAndDisarmsWhenTheyStop() async {
+        let hedger = warmHedger(armed: false)
+        #expect(hedger.delay.delay == .milliseconds(10) && !hedger.delay.armed)
+        // An attempt that takes the hedge delay arms it, for ten seconds.
+        let (task, hang, calls) = start(retrier(hedger)) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        #expect(time.sleeperCount == 0, "not armed: no race, no timer")
+        time.advance(by: .milliseconds(10))
+        hang.open()
+        #expect(await task.value == .success(-1))
+        #expect(calls.values.count == 1)
+        #expect(hedger.delay.armed)
+        time.advance(by: .seconds(11))
+        #expect(!hedger.delay.armed)
     }
 
     func retrier(_ hedger: Hedger, breaker: UpstreamBreaker? = nil) -> Retrier {

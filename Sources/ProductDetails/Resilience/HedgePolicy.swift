@@ -4,26 +4,32 @@
 /// (``LatencyWindow``), clamped to `minimumDelay…maximumDelay`, and only once `minimumSamples`
 /// successes are known. Hedges draw on their own budget, the retry budget's rule with hedges for
 /// retries: about `budget.ratio` extra calls over `budget.window`, and at least `budget.floor`
-/// in any window, so the first hedges of a quiet run are not refused.
+/// in any window, so the first hedges of a quiet run are not refused. Hedging is armed only while
+/// an attempt slower than the delay was seen in the last `armedFor`: racing every call against a
+/// timer costs a healthy upstream's loads measurably, for hedges that never go out.
 public struct HedgePolicy: Sendable, Equatable {
     public var minimumSamples: Int
     public var minimumDelay: Duration
     public var maximumDelay: Duration
     public var samples: Int
     public var budget: RetryBudgetWindow.Limits
+    /// How long one attempt slower than the hedge delay keeps hedging armed.
+    public var armedFor: Duration
 
     public init(
         minimumSamples: Int = 20,
         minimumDelay: Duration = .milliseconds(10),
         maximumDelay: Duration = .milliseconds(200),
         samples: Int = 128,
-        budget: RetryBudgetWindow.Limits = .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: 10)
+        budget: RetryBudgetWindow.Limits = .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: 10),
+        armedFor: Duration = .seconds(10)
     ) {
         self.minimumSamples = max(1, minimumSamples)
         self.minimumDelay = minimumDelay
         self.maximumDelay = max(minimumDelay, maximumDelay)
         self.samples = max(1, samples)
         self.budget = budget
+        self.armedFor = armedFor
     }
 
     /// The hedge delay given the window's p95, or `nil` while too few samples are known.

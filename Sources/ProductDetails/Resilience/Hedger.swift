@@ -7,6 +7,13 @@ public final class Hedger: Sendable {
     private struct State {
         var latencies: LatencyWindow
         var budget: RetryBudgetWindow
+        /// Attempts slower than the hedge delay (time-outs and hedged ones included) lately.
+        var slow: SlidingCounts<SlowCount>
+    }
+
+    struct SlowCount: WindowCounts {
+        var attempts = 0
+        mutating func add(_ other: SlowCount) { attempts += other.attempts }
     }
 
     public let policy: HedgePolicy
@@ -15,14 +22,26 @@ public final class Hedger: Sendable {
 
     public init(policy: HedgePolicy, time: any TimeSource) {
         self.policy = policy
-        self.state = Locked(State(latencies: LatencyWindow(capacity: policy.samples), budget: RetryBudgetWindow(limits: policy.budget)))
+        self.state = Locked(State(
+            latencies: LatencyWindow(capacity: policy.samples), budget: RetryBudgetWindow(limits: policy.budget),
+            slow: SlidingCounts(window: policy.armedFor, bucketCount: 10)))
         self.time = time
     }
 
-    /// How long a call waits for its answer before a hedge goes out; `nil`: no hedging yet.
-    public var delay: Duration? {
-        let (p95, count) = state.withLock { ($0.latencies.p95, $0.latencies.count) }
-        return policy.delay(p95: p95, samples: count)
+    /// How long a call waits for its answer before a hedge goes out (`nil`: too few samples
+    /// yet), and whether hedging is armed: only after an attempt slower than that delay in the
+    /// last ``HedgePolicy/armedFor``. A call that is not hedged runs alone, with no race and no
+    /// timer: an upstream with no tail pays nothing for hedging.
+    public var delay: (delay: Duration?, armed: Bool) {
+        let now = time.now
+        let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
+        return (policy.delay(p95: p95, samples: count), slow > 0)
+    }
+
+    /// An attempt took at least the hedge delay (or timed out, or was hedged): arms hedging.
+    public func recordSlow() {
+        let now = time.now
+        state.withLock { $0.slow.add(at: now) { $0.attempts += 1 } }
     }
 
     /// Counts one call (its first attempt) toward the budget's allowance.

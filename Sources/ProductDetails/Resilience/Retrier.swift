@@ -47,7 +47,7 @@ public struct Retrier: Sendable {
         deadline: Duration,
         requestID: String,
         trace: TraceContext? = nil,
-        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
         hedger?.recordCall()
@@ -64,10 +64,11 @@ public struct Retrier: Sendable {
             }
             let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID, trace: trace)
             let outcome: Result<T, UpstreamFailure>
-            if let delay = hedger?.delay, delay < call.timeout {
+            let hedging = hedger?.delay
+            if let hedging, let delay = hedging.delay, hedging.armed, delay < call.timeout {
                 outcome = await hedged(upstream, call, after: delay, deadline: deadline, operation)
             } else {
-                outcome = await attemptOnce(upstream, call, operation)
+                outcome = await attemptOnce(upstream, call, operation, slowAfter: hedging?.delay)
             }
             let failure: UpstreamFailure
             switch outcome {
@@ -94,9 +95,11 @@ public struct Retrier: Sendable {
         }
     }
 
-    /// One attempt, reported to the events, the breaker and (a success's latency) the hedger.
+    /// One attempt, reported to the events, the breaker and the hedger (a success's latency; an
+    /// attempt that took `slowAfter` or more, or timed out, arms hedging).
     private func attemptOnce<T: Sendable>(
-        _ upstream: Upstream, _ call: UpstreamCall, _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ upstream: Upstream, _ call: UpstreamCall, _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T,
+        slowAfter: Duration? = nil
     ) async -> Result<T, UpstreamFailure> {
         let started = time.now
         let outcome: Result<T, UpstreamFailure>
@@ -114,6 +117,7 @@ public struct Retrier: Sendable {
         case .failure(let error):
             failure = error
         }
+        if let slowAfter, duration >= slowAfter || failure == .timedOut { hedger?.recordSlow() }
         events.upstreamAttempt(upstream, failure: failure, duration: duration)
         breaker?.record(failure)
         return outcome
@@ -132,7 +136,7 @@ public struct Retrier: Sendable {
     /// other attempt, if one runs.
     private func hedged<T: Sendable>(
         _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
-        _ operation: @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         await withTaskGroup(of: HedgeEvent<T>.self) { group in
             group.addTask { .answered(await self.attemptOnce(upstream, call, operation), byHedge: false) }
@@ -158,6 +162,7 @@ public struct Retrier: Sendable {
                         continue
                     }
                     events.hedge(upstream, .sent)
+                    hedger?.recordSlow()
                     hedgeSent = true
                     running += 1
                     let hedgeCall = UpstreamCall(
