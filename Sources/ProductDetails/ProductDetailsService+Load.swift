@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The result of one load, shared by every request that waited for it.
 struct LoadedDocument: Sendable {
     let document: CachedDocument
@@ -36,20 +34,6 @@ typealias LateCompletion = nonisolated(nonsending) @Sendable (LoadedDocument?) a
 
 /// Gives a load's waiters a page before the load ends (answered without a late optional part).
 typealias AnswerEarly = nonisolated(nonsending) @Sendable (LoadedDocument) async -> Void
-
-/// What a load hears from the tasks beside its product call.
-private enum PartArrival: Sendable {
-    case reviews(Result<[Review], UpstreamFailure>)
-    case suggested(Result<[Product], UpstreamFailure>)
-    case graceEnded
-}
-
-/// How many optional parts have arrived, readable without waiting for the task group.
-private final class ArrivedParts: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.wrappingAdd(1, ordering: .relaxed) }
-    var both: Bool { count.load(ordering: .relaxed) >= 2 }
-}
 
 extension ProductDetailsService {
     /// Fetches the three parts at once, merges and encodes them, and stores the result.
@@ -161,7 +145,7 @@ extension ProductDetailsService {
         return loaded
     }
 
-    /// The product call, with reviews and suggestions beside it in child tasks. Once the product
+    /// The product call, with reviews and suggestions beside it (`async let`). Once the product
     /// is here, the optional parts get at most `optionalPartGrace` more; a part still out then is
     /// left out of a page given to the waiters at once (`answerEarly`), and the load goes on: the
     /// completed page is stored when the part arrives (``completeLate(_:with:_:_:)``, then
@@ -169,87 +153,64 @@ extension ProductDetailsService {
     private func loadFromUpstreams(
         _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
     ) async throws -> LoadedDocument {
-        let (products, reviews, suggestions) = (self.products, self.reviews, self.suggestions)
-        let arrived = ArrivedParts()
-        return try await withThrowingTaskGroup(of: PartArrival.self) { [self] group in
-            group.addTask { [self] in
-                let part = await fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
-                    try await reviews.reviews(productID: context.id, call: call)
-                }
-                arrived.add()
-                return .reviews(part)
-            }
-            group.addTask { [self] in
-                let part = await fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
-                    try await suggestions.suggestions(productID: context.id, call: call)
-                }
-                arrived.add()
-                return .suggested(part)
-            }
-            let product: Product
-            switch await fetch(.products, context, using: productRetrier, { call throws(UpstreamFailure) in
-                try await products.product(id: context.id, call: call)
-            }) {
-            case .success(let value):
-                product = value
-            case .failure(.notFound):
-                group.cancelAll()
-                let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: context.id).problemJSON)
-                return store(document, for: context.id, ttl: settings.notFoundTTL, staleWindows: false, token: context.token)
-            case .failure(.cancelled):
-                throw CancellationError()
-            case .failure(.circuitOpen):
-                throw ProductDetailsError.upstreamUnavailable(.products, retryAfter: productRetrier.breaker?.retryAfter ?? .zero)
-            case .failure(let failure):
-                throw ProductDetailsError.upstream(failure, from: .products)
-            }
+        let (reviews, suggestions) = (self.reviews, self.suggestions)
+        let arriving = ArrivingParts()
+        async let reviewsResult = arriving.arrived(reviews: fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
+            try await reviews.reviews(productID: context.id, call: call)
+        })
+        async let suggestedResult = arriving.arrived(suggested: fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
+            try await suggestions.suggestions(productID: context.id, call: call)
+        })
+        let product: Product
+        switch await fetch(.products, context, using: productRetrier, { [products] call throws(UpstreamFailure) in
+            try await products.product(id: context.id, call: call)
+        }) {
+        case .success(let value):
+            product = value
+        case .failure(.notFound):
+            // Leaving the scope cancels the other two calls: nobody needs them now.
+            let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: context.id).problemJSON)
+            return store(document, for: context.id, ttl: settings.notFoundTTL, staleWindows: false, token: context.token)
+        case .failure(.cancelled):
+            throw CancellationError()
+        case .failure(.circuitOpen):
+            throw ProductDetailsError.upstreamUnavailable(.products, retryAfter: productRetrier.breaker?.retryAfter ?? .zero)
+        case .failure(let failure):
+            throw ProductDetailsError.upstream(failure, from: .products)
+        }
 
-            let grace = answerEarly == nil ? nil : settings.optionalPartGrace
-            if let grace, grace > .zero, !arrived.both {
+        var answeredEarly: LoadedDocument?
+        if let answerEarly, !arriving.bothArrived {
+            let grace = settings.optionalPartGrace
+            if grace > .zero {
                 // Answers that came in with the product's are often only queued behind this task:
-                // let them deliver before arming a timer, which costs a task and a libuv timer.
+                // let them deliver before arming a timer.
                 await Task.yield()
-                if !arrived.both {
-                    group.addTask { [time] in
-                        try? await time.sleep(for: grace)
-                        return .graceEnded
-                    }
-                }
+                await arriving.waitForBoth(orUntil: grace, on: time, executor: context.executor)
             }
-            var reviewsPart: Result<[Review], UpstreamFailure>?
-            var suggestedPart: Result<[Product], UpstreamFailure>?
-            var answeredEarly: LoadedDocument?
-            func answerWithoutTheLateParts() async {
-                guard answeredEarly == nil, let answerEarly, !Task.isCancelled else { return }
-                var degraded = page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
+            if !arriving.bothArrived, !Task.isCancelled {
+                let (reviews, suggested) = arriving.parts
+                var degraded = page(context, product: product, reviews: reviews, suggested: suggested)
                 degraded.withoutWaiting = .grace
                 degraded.completesLater = true
                 answeredEarly = degraded
                 await answerEarly(degraded)
             }
-            if grace == .zero, !arrived.both { await answerWithoutTheLateParts() }
-            while reviewsPart == nil || suggestedPart == nil, let arrival = try await group.next() {
-                switch arrival {
-                case .reviews(let part): reviewsPart = part
-                case .suggested(let part): suggestedPart = part
-                case .graceEnded: await answerWithoutTheLateParts()
-                }
-            }
-            group.cancelAll()
-            guard let reviewsPart, let suggestedPart else { throw CancellationError() }
-            if var degraded = answeredEarly {
-                let completed = completeLate(context, with: product, reviewsPart, suggestedPart)
-                await whenComplete?(completed)
-                if var completed {
-                    completed.completesLater = true
-                    return completed
-                }
-                degraded.completesLater = true
-                return degraded
-            }
-            if reviewsPart == .failure(.cancelled) || suggestedPart == .failure(.cancelled) { throw CancellationError() }
-            return page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
         }
+        let reviewsPart = await reviewsResult
+        let suggestedPart = await suggestedResult
+        if var degraded = answeredEarly {
+            let completed = completeLate(context, with: product, reviewsPart, suggestedPart)
+            await whenComplete?(completed)
+            if var completed {
+                completed.completesLater = true
+                return completed
+            }
+            degraded.completesLater = true
+            return degraded
+        }
+        if reviewsPart == .failure(.cancelled) || suggestedPart == .failure(.cancelled) { throw CancellationError() }
+        return page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
     }
 
     /// Merges, encodes and stores a page; a part that is `nil` (still on its way) or failed is
