@@ -176,7 +176,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
 
         # The filler loads every page into Redis; the measured replica reads them from there.
         fill = lua_paths(work, "l2-fill.lua", [f"/products/{p}" for p in ids])
-        for _ in range(5):
+        # Rounds until every page was loaded once (each round starts the id list over; a slower
+        # miss path needs more of them), bounded.
+        for _ in range(20):
             wrk(f"http://127.0.0.1:{filler}", 16, 2, fill)
             stored = metrics(filler).get('product_details_leases_total{result="won"}', 0)
             if stored >= len(ids):

@@ -10,6 +10,8 @@ final class CountingCatalog: ProductSource, ReviewSource, SuggestionSource {
         var held: [CheckedContinuation<Void, Never>] = []
         var holding = false
         var failing = false
+        var heldReviews: [CheckedContinuation<Void, Never>] = []
+        var holdingReviews = false
     }
 
     private let state = Locked(State())
@@ -34,6 +36,20 @@ final class CountingCatalog: ProductSource, ReviewSource, SuggestionSource {
 
     func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
 
+    /// Holds review calls until ``releaseReviews()``: an optional part that is late.
+    func holdReviews() { state.withLock { $0.holdingReviews = true } }
+
+    var heldReviewCount: Int { state.withLock { $0.heldReviews.count } }
+
+    func releaseReviews() {
+        let held = state.withLock { state in
+            state.holdingReviews = false
+            defer { state.heldReviews = [] }
+            return state.heldReviews
+        }
+        for continuation in held { continuation.resume() }
+    }
+
     func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product {
         let (version, failing) = count("products")
         await waitIfHeld()
@@ -43,6 +59,14 @@ final class CountingCatalog: ProductSource, ReviewSource, SuggestionSource {
 
     func reviews(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Review] {
         _ = count("reviews")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                guard state.holdingReviews else { return true }
+                state.heldReviews.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
         return [Review(id: "\(productID)-r1", rating: 5, text: "fine")]
     }
 

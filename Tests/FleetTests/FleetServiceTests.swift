@@ -23,7 +23,8 @@ struct FleetServiceTests {
     /// A replica. The lease is long by default: a loaded test host may delay a renewal past a
     /// short one, and a lapse there would (rightly) let a waiter load too.
     func replica(
-        lease: Duration = .seconds(30), breakerFailures: Int = 5, requestDeadline: Duration = .seconds(30)
+        lease: Duration = .seconds(30), breakerFailures: Int = 5, requestDeadline: Duration = .seconds(30),
+        optionalPartGrace: Duration = .seconds(30)
     ) throws -> (ProductDetailsService, SerialRedisRunner) {
         let runner = try SerialRedisRunner(port: server.port)
         let time = ClockTimeSource()
@@ -32,6 +33,9 @@ struct FleetServiceTests {
         // A deadline no loaded test host reaches: waiters must wait for the holder, not give up.
         var serviceSettings = ServiceSettings()
         serviceSettings.requestDeadline = requestDeadline
+        // As long as the deadline unless a test is about it: a loaded host must not make a part late.
+        serviceSettings.optionalPartGrace = optionalPartGrace
+        serviceSettings.hedging = nil
         let service = ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time, events: events,
             shared: SharedCache(store: store, settings: settings, time: time, events: events)
@@ -62,6 +66,35 @@ struct FleetServiceTests {
         let sharedHits = answers.filter { $0.cache.shared?.result == .hit && $0.cache.shared?.collapsed == true }
         #expect(sharedHits.count == 40)
         #expect(answers.filter { $0.cache.shared?.stored == true }.count == 20)
+    }
+
+    /// A page answered without its late reviews is shared at once while its holder keeps the
+    /// lease; when the reviews come, the completed page replaces it for the whole fleet, from
+    /// that one load.
+    @Test func aPageCompletedLateIsSharedAtOnceAndThenReplacedByTheWholeOne() async throws {
+        let (holder, _) = try replica(optionalPartGrace: .milliseconds(20))
+        catalog.holdReviews()
+        let first = try await holder.detail(id: "p1")
+        #expect(first.document.missing == [.reviews])
+        #expect(first.cache.withoutWaiting == .grace)
+        #expect(first.cache.shared?.stored == true, "the degraded page is shared at once")
+        let (meanwhile, _) = try replica()
+        let read = try await meanwhile.detail(id: "p1")
+        #expect(read.document.missing == [.reviews] && read.cache.shared?.result == .hit)
+
+        catalog.releaseReviews()
+        try await eventuallyHolds {
+            if case .answered(let answer) = holder.lookUpDetail(id: "p1") { return answer.document.missing.isEmpty }
+            return false
+        }
+        // A replica that has not seen the page yet reads the shared copy (each look is a new one,
+        // with an empty L1): the completed page, once the holder stored it.
+        try await eventuallyHolds {
+            guard let (late, _) = try? self.replica(), let answer = try? await late.detail(id: "p1") else { return false }
+            return answer.document.missing.isEmpty && answer.cache.shared?.result == .hit
+        }
+        #expect(catalog.calls("products") == 1, "one load for the whole fleet: \(events.all)")
+        #expect(catalog.calls("reviews") == 1)
     }
 
     /// Waiting for another replica's load spends the request's deadline: a waiter that gives up
