@@ -16,7 +16,7 @@ import Glibc
 public final class RedisServer: @unchecked Sendable {
     public private(set) var port: Int
     public let password: String?
-    private var process: Process
+    private var process: SpawnedProcess
     private let folder: URL
 
     /// Where `redis-server` is, or nil when it is not installed.
@@ -76,7 +76,7 @@ public final class RedisServer: @unchecked Sendable {
         (process, port) = try Self.start(password: password, folder: folder, port: port)
     }
 
-    private static func start(password: String?, folder: URL, port fixed: Int?) throws -> (Process, Int) {
+    private static func start(password: String?, folder: URL, port fixed: Int?) throws -> (SpawnedProcess, Int) {
         guard let executable else { throw RedisServerError.notInstalled }
         var lastOutput = ""
         for _ in 0..<5 {
@@ -86,23 +86,17 @@ public final class RedisServer: @unchecked Sendable {
                 "--dir", folder.path, "--daemonize", "no", "--loglevel", "warning", "--databases", "16",
             ]
             if let password { arguments += ["--requirepass", password] }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            let process = try SpawnedProcess(executable: executable, arguments: arguments)
             if try waitUntilAnswering(port: port, process: process, password: password) { return (process, port) }
             kill(process.processIdentifier, SIGKILL)
             waitForDeath(of: process.processIdentifier)
-            lastOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            lastOutput = process.readOutput()
         }
         throw RedisServerError.didNotStart(lastOutput)
     }
 
     /// True once the port accepts connections; false if the process exited (the port was taken).
-    private static func waitUntilAnswering(port: Int, process: Process, password: String?) throws -> Bool {
+    private static func waitUntilAnswering(port: Int, process: SpawnedProcess, password: String?) throws -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else { return false }
