@@ -129,15 +129,20 @@ STUB_PORT=$("$PY" "$TOOLS" port "$WORK/stub.log" 20)
 STUB="http://127.0.0.1:$STUB_PORT"
 # GLIBC_TUNABLES as the Dockerfile sets it (Sources/App/AllocatorTuning.swift).
 TUNABLES=GLIBC_TUNABLES=glibc.malloc.tcache_count=128
+# The scripted fault cases follow one another on the same services, each expecting its own fault's
+# answer: with the upstream breakers on, the faults before would open the products breaker and
+# every case after would be its 503. The breakers' answers are proven by the Swift suites
+# (UpstreamBreakerTests, GrayFailureRouteTests) and bench/gray.py.
+BREAKERS_OFF=(UPSTREAM_BREAKER_FAILURES=1000 UPSTREAM_BREAKER_MIN_CALLS=1000000)
 # The longest request line allowed: `ids` is an array of any strings, and 100 long generated ones
 # would meet the HTTP layer's 414 (tested by the Swift tests) instead of the route under test.
-start service HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
+start service HOST=127.0.0.1 PORT=0 "$TUNABLES" "${BREAKERS_OFF[@]}" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
   MAX_REQUEST_LINE_BYTES=1048576 "$BIN/product-details"
 # A second service, for answers the first must not give: admin routes off (403), load shedding
 # (503 with MAX_INFLIGHT_LOADS=1) and request shedding (503 with MAX_INFLIGHT_REQUESTS=2). Its
 # upstream time-outs are long, so a request held by a hanging upstream stays while the fault
 # cases look at what the service refuses meanwhile.
-start service-limited HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 MAX_INFLIGHT_REQUESTS=2 \
+start service-limited HOST=127.0.0.1 PORT=0 "$TUNABLES" "${BREAKERS_OFF[@]}" UPSTREAM_URL="$STUB" MAX_INFLIGHT_LOADS=1 MAX_INFLIGHT_REQUESTS=2 \
   UPSTREAM_TIMEOUT_MS=6000 REQUEST_DEADLINE_MS=6000 RETRY_ATTEMPTS=1 "$BIN/product-details"
 PORT_MAIN=$("$PY" "$TOOLS" port "$WORK/service.log" 20)
 PORT_LIMITED=$("$PY" "$TOOLS" port "$WORK/service-limited.log" 20)
@@ -176,7 +181,7 @@ REDIS_PORT=$("$PY" "$TOOLS" free-port)
 start redis redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK"
 REDIS_PID=${pids[-1]}
 for replica in fleet-a fleet-b; do
-  start "$replica" HOST=127.0.0.1 PORT=0 "$TUNABLES" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
+  start "$replica" HOST=127.0.0.1 PORT=0 "$TUNABLES" "${BREAKERS_OFF[@]}" UPSTREAM_URL="$STUB" ADMIN_TOKEN="$ADMIN_TOKEN_FOR_TEST" \
     REDIS_URL="redis://127.0.0.1:$REDIS_PORT" MAX_REQUEST_LINE_BYTES=1048576 "$BIN/product-details"
 done
 FLEET_A="http://127.0.0.1:$("$PY" "$TOOLS" port "$WORK/fleet-a.log" 20)"
