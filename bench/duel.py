@@ -18,6 +18,11 @@ CPU 0 with their loops.
 
 Each DIR holds `product-details` and `catalog-stub` (e.g. a copy of .build/release). Prints one
 line per round and the median AFTER/BEFORE throughput ratio (> 1: the second build is cheaper).
+
+It also prints each side's CPU time per request (user + system, from /proc) and their ratio
+BEFORE/AFTER (> 1: the second build is cheaper). The throughput ratio is the cost ratio only while
+the shared core is saturated; in the miss scenario the services wait on nginx and wrk (CPU 1), so
+there the CPU ratio is the one that measures cost.
 Needs wrk and taskset (util-linux) and two cores; starts and stops everything itself.
 """
 import argparse
@@ -30,6 +35,13 @@ import tempfile
 import urllib.request
 
 from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of process `pid` so far (clock-tick resolution)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -73,8 +85,11 @@ def main():
                     urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
         script = lua_paths(work, "paths.lua", paths)
         ratios = []
+        cost_ratios = []
+        pids = {side: process.popen.pid for side, process in zip(("before", "after"), started[-2:])}
         for round_index in range(args.rounds):
             runs = {}
+            cpu_at_start = {side: cpu_seconds(pid) for side, pid in pids.items()}
             for side, port in ports.items():
                 argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
                 url = f"http://127.0.0.1:{port}"
@@ -83,14 +98,20 @@ def main():
                 else:
                     url += "/healthz"
                 runs[side] = subprocess.Popen(argv + [url], stdout=subprocess.PIPE, text=True)
-            served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", run.communicate()[0]).group(1))
-                      for side, run in runs.items()}
+            outputs = {side: run.communicate()[0] for side, run in runs.items()}
+            served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)) for side, out in outputs.items()}
+            answered = {side: int(re.search(r"(\d+) requests in", out).group(1)) for side, out in outputs.items()}
+            cost = {side: (cpu_seconds(pids[side]) - cpu_at_start[side]) * 1e6 / answered[side] for side in pids}
             ratios.append(served["after"] / served["before"])
+            cost_ratios.append(cost["before"] / cost["after"])
             print(f"round {round_index}: before {served['before']:.0f} req/s, after {served['after']:.0f} req/s, "
-                  f"after/before {ratios[-1]:.3f}", flush=True)
+                  f"after/before {ratios[-1]:.3f}; CPU per request before {cost['before']:.1f} us, "
+                  f"after {cost['after']:.1f} us, before/after {cost_ratios[-1]:.3f}", flush=True)
         label = f"{args.scenario}, logged" if args.logged else args.scenario
         print(f"{label}: after/before throughput on a shared core: median {statistics.median(ratios):.3f} "
               f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {args.rounds} rounds of {args.seconds} s)")
+        print(f"{label}: before/after CPU time per request: median {statistics.median(cost_ratios):.3f} "
+              f"(min {min(cost_ratios):.3f}, max {max(cost_ratios):.3f})")
     finally:
         for process in started:
             process.stop()

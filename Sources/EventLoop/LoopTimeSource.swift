@@ -32,6 +32,20 @@ public struct LoopTimeSource: TimeSource {
             sleeper.cancel()
         }
     }
+
+    /// A libuv timer on the caller's loop (or the fallback one), with no task and no hop when
+    /// called on a loop thread.
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+        let deadline = ContinuousClock.now + delay
+        if let loop = EventLoop.current {
+            let scheduled = LoopScheduledAction(loop: loop)
+            scheduled.arm(until: deadline, action)
+            return scheduled
+        }
+        let scheduled = LoopScheduledAction(loop: fallbackLoop)
+        fallbackLoop.execute { scheduled.arm(until: deadline, action) }
+        return scheduled
+    }
 }
 
 /// One pending `LoopTimeSource.sleep`: resumed exactly once, by its timer or by cancellation.

@@ -6,7 +6,7 @@ import Timekeeping
 /// Reviews and suggestions are fetched in `async let` children of the load (as cheap as a child
 /// task gets), each of which also leaves its result here. Once the product is in, the load looks
 /// here first: both parts in is the common case, and costs nothing more. Otherwise it waits for
-/// them or for the end of its grace (``waitForBoth(orUntil:on:executor:)``), whichever is first,
+/// them or for the end of its grace (``waitForBoth(orUntil:on:)``), whichever is first,
 /// and may answer with what is here before it awaits the late part itself.
 final class ArrivingParts: Sendable {
     private struct State {
@@ -39,14 +39,11 @@ final class ArrivingParts: Sendable {
     }
 
     /// Returns when both parts are here, when `grace` has passed on `time`, or when the caller
-    /// is cancelled, whichever is first. The timer is a task of its own, made only here: a load
-    /// whose parts came with its product never gets this far.
-    func waitForBoth(orUntil grace: Duration, on time: any TimeSource, executor: (any TaskExecutor)?) async {
+    /// is cancelled, whichever is first. The timer is made only here: a load whose parts came
+    /// with its product never gets this far.
+    func waitForBoth(orUntil grace: Duration, on time: any TimeSource) async {
         guard !bothArrived else { return }
-        let timer = Task(executorPreference: executor) {
-            do { try await time.sleep(for: grace) } catch { return }
-            self.endWait()
-        }
+        let timer = time.schedule(after: grace) { self.endWait() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in

@@ -186,7 +186,7 @@ extension ProductDetailsService {
                 // Answers that came in with the product's are often only queued behind this task:
                 // let them deliver before arming a timer.
                 await Task.yield()
-                await arriving.waitForBoth(orUntil: grace, on: time, executor: context.executor)
+                await arriving.waitForBoth(orUntil: grace, on: time)
             }
             if !arriving.bothArrived, !Task.isCancelled {
                 let (reviews, suggested) = arriving.parts

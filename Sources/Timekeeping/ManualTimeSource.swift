@@ -12,10 +12,17 @@ public final class ManualTimeSource: TimeSource {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct Scheduled {
+        let id: UInt64
+        let deadline: Duration
+        let action: @Sendable () -> Void
+    }
+
     private struct State {
         var now: Duration
         var nextID: UInt64 = 0
         var sleepers: [UInt64: Sleeper] = [:]
+        var scheduled: [UInt64: Scheduled] = [:]
     }
 
     private enum Registration {
@@ -37,23 +44,50 @@ public final class ManualTimeSource: TimeSource {
         state.withLock { $0.sleepers.count }
     }
 
-    /// Moves time forward and resumes, in deadline order, every sleeper whose deadline has passed.
+    /// How many ``schedule(after:_:)`` actions wait to run.
+    public var scheduledCount: Int {
+        state.withLock { $0.scheduled.count }
+    }
+
+    /// Moves time forward and resumes, in deadline order, every sleeper whose deadline has passed,
+    /// and runs every scheduled action that is due.
     public func advance(by duration: Duration) {
-        let due = state.withLock { state -> [Sleeper] in
+        let due = state.withLock { state -> [(deadline: Duration, id: UInt64, run: @Sendable () -> Void)] in
             state.now += duration
             let now = state.now
-            let due = state.sleepers.values
-                .filter { $0.deadline <= now }
-                .sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-            for sleeper in due {
+            var due: [(deadline: Duration, id: UInt64, run: @Sendable () -> Void)] = []
+            for sleeper in state.sleepers.values where sleeper.deadline <= now {
                 state.sleepers[sleeper.id] = nil
+                due.append((sleeper.deadline, sleeper.id, { sleeper.continuation.resume() }))
             }
-            return due
+            for action in state.scheduled.values where action.deadline <= now {
+                state.scheduled[action.id] = nil
+                due.append((action.deadline, action.id, action.action))
+            }
+            return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
         }
-        // Resumed outside the lock: a resumed task may read `now` straight away.
-        for sleeper in due {
-            sleeper.continuation.resume()
+        // Run outside the lock: a resumed task or an action may read `now` straight away.
+        for entry in due {
+            entry.run()
         }
+    }
+
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+        let id = state.withLock { state -> UInt64? in
+            guard delay > .zero else { return nil }
+            state.nextID += 1
+            state.scheduled[state.nextID] = Scheduled(id: state.nextID, deadline: state.now + delay, action: action)
+            return state.nextID
+        }
+        guard let id else {
+            action()
+            return ManualAction(source: nil, id: 0)
+        }
+        return ManualAction(source: self, id: id)
+    }
+
+    fileprivate func unschedule(_ id: UInt64) {
+        state.withLock { _ = $0.scheduled.removeValue(forKey: id) }
     }
 
     public func sleep(for duration: Duration) async throws {
@@ -92,4 +126,11 @@ public final class ManualTimeSource: TimeSource {
             await Task.yield()
         }
     }
+}
+
+/// A ``ManualTimeSource/schedule(after:_:)`` action, by its id.
+private struct ManualAction: ScheduledAction {
+    let source: ManualTimeSource?
+    let id: UInt64
+    func cancel() { source?.unschedule(id) }
 }

@@ -9,6 +9,27 @@ public protocol TimeSource: Sendable {
 
     /// Suspends for `duration`; throws `CancellationError` as soon as the task is cancelled.
     func sleep(for duration: Duration) async throws
+
+    /// Calls `action` once, `delay` from now, unless the answer is cancelled first: a wait that
+    /// costs no task, for a race that usually ends before it (a hedge's delay). `action` runs on
+    /// whatever thread the source fires on, so it only hands work on.
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction
+}
+
+extension TimeSource {
+    /// A task that sleeps on the source: right for sources whose sleep is cheap or simulated.
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+        SleepingAction(task: Task {
+            do { try await sleep(for: delay) } catch { return }
+            action()
+        })
+    }
+}
+
+/// ``TimeSource/schedule(after:_:)`` as a sleeping task.
+private struct SleepingAction: ScheduledAction {
+    let task: Task<Void, Never>
+    func cancel() { task.cancel() }
 }
 
 /// A ``TimeSource`` backed by any Swift clock whose durations are `Duration`.

@@ -38,7 +38,7 @@ struct GrayFailureRouteTests {
             while app.service.breaker(for: .reviews).state != .open && page < 10 {
                 page += 1
                 _ = try await Self.answer("/products/p\(page)", in: app)
-                await app.drive(until: { app.service.breaker(for: .reviews).state == .open || app.time.sleeperCount == 0 })
+                await app.drive(until: { app.service.breaker(for: .reviews).state == .open || app.time.sleeperCount + app.time.scheduledCount == 0 })
             }
             #expect(app.service.breaker(for: .reviews).state == .open)
             let calls = app.upstream.reviewCalls

@@ -103,7 +103,7 @@ struct InMemoryApp {
     func drive(until condition: () -> Bool, step: Duration = .milliseconds(100)) async {
         for _ in 0..<100_000 {
             if condition() { return }
-            if time.sleeperCount > 0 { time.advance(by: step) }
+            if time.sleeperCount + time.scheduledCount > 0 { time.advance(by: step) }
             await Task.yield()
         }
         Issue.record("the condition never held")

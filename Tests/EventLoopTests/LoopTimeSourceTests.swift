@@ -1,4 +1,5 @@
 import EventLoop
+import Synchronization
 import Testing
 
 @Suite("Loop time source and timers")
@@ -14,6 +15,37 @@ struct LoopTimeSourceTests {
             return EventLoop.current === loop && clock.now - start >= .milliseconds(2)
         }.value
         #expect(wokeOnLoop)
+    }
+
+    @Test func aScheduledActionRunsOnTheCallersLoopAfterItsDelay() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        let loop = group.loops[1]
+        let clock = LoopTimeSource(fallbackLoop: group.loops[0])
+        let ranOnLoopInTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            loop.execute {
+                let start = clock.now
+                _ = clock.schedule(after: .milliseconds(2)) {
+                    continuation.resume(returning: EventLoop.current === loop && clock.now - start >= .milliseconds(2))
+                }
+            }
+        }
+        #expect(ranOnLoopInTime)
+    }
+
+    @Test func aCancelledScheduledActionNeverRuns() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let clock = LoopTimeSource(fallbackLoop: loop)
+        let ran = Atomic(false)
+        // Cancelled from off the loop, as a finished race may do; a later timer proves the loop
+        // went past the cancelled one's deadline.
+        let action = clock.schedule(after: .milliseconds(1)) { ran.store(true, ordering: .relaxed) }
+        action.cancel()
+        try await Task(executorPreference: loop) { try await clock.sleep(for: .milliseconds(5)) }.value
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
     }
 
     @Test func cancellingASleepEndsItAtOnce() async throws {

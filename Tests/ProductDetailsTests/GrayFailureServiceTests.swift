@@ -18,9 +18,9 @@ struct GrayFailureServiceTests {
         let reviews = harness.catalog.reviewPort.hold()
         let answer = Task { await harness.detail("p1") }
         await reviews.waitForWaiters()
-        await eventually { harness.time.sleeperCount == 1 }
+        await eventually { harness.time.scheduledCount == 1 }
         harness.time.advance(by: .milliseconds(99))
-        #expect(harness.time.sleeperCount == 1, "still within the grace")
+        #expect(harness.time.scheduledCount == 1, "still within the grace")
         harness.time.advance(by: .milliseconds(1))
         let first = try #require(await answer.value.answer)
         #expect(first.document.missing == [.reviews])
@@ -44,13 +44,13 @@ struct GrayFailureServiceTests {
         let suggestions = harness.catalog.suggestionPort.hold()
         let answer = Task { await harness.detail("p1") }
         await suggestions.waitForWaiters()
-        await eventually { harness.time.sleeperCount == 1 }
+        await eventually { harness.time.scheduledCount == 1 }
         harness.time.advance(by: .milliseconds(50))
         suggestions.open()
         let page = try #require(await answer.value.answer)
         #expect(page.document.body == ServiceHarness.expectedBody("p1"))
         #expect(page.cache.withoutWaiting == nil)
-        await eventually { harness.time.sleeperCount == 0 }
+        await eventually { harness.time.scheduledCount == 0 }
     }
 
     @Test func anInvalidationDuringTheLateWaitKeepsTheCompletedPageOut() async throws {
@@ -58,7 +58,7 @@ struct GrayFailureServiceTests {
         let reviews = harness.catalog.reviewPort.hold()
         let answer = Task { await harness.detail("p1") }
         await reviews.waitForWaiters()
-        await eventually { harness.time.sleeperCount == 1 }
+        await eventually { harness.time.scheduledCount == 1 }
         harness.time.advance(by: .milliseconds(100))
         _ = await answer.value
         await harness.service.invalidate(id: "p1")

@@ -39,7 +39,7 @@ struct HedgingTests {
         let hedger = Hedger(policy: HedgePolicy(budget: .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: 2)), time: time)
         #expect(hedger.tryWithdrawHedge() && hedger.tryWithdrawHedge(), "the floor lets the first hedges of a quiet run go")
         #expect(!hedger.tryWithdrawHedge())
-        for _ in 0..<10 { hedger.recordCall() }
+        for _ in 0..<10 { hedger.recordCall(at: time.now) }
         #expect(hedger.tryWithdrawHedge(), "one more for ten calls")
         #expect(!hedger.tryWithdrawHedge())
         time.advance(by: .seconds(11))
@@ -63,18 +63,18 @@ struct HedgingTests {
 
     @Test func hedgingIsArmedBySlowAttemptsAndDisarmsWhenTheyStop() async {
         let hedger = warmHedger(armed: false)
-        #expect(hedger.delay.delay == .milliseconds(10) && !hedger.delay.armed)
+        #expect(hedger.delay(at: time.now).delay == .milliseconds(10) && !hedger.delay(at: time.now).armed)
         // An attempt that takes the hedge delay arms it, for ten seconds.
         let (task, hang, calls) = start(retrier(hedger)) { $0 == 1 ? nil : .success(2) }
         await hang.waitForWaiters()
-        #expect(time.sleeperCount == 0, "not armed: no race, no timer")
+        #expect(time.sleeperCount == 0 && time.scheduledCount == 0, "not armed: no race, no timer")
         time.advance(by: .milliseconds(10))
         hang.open()
         #expect(await task.value == .success(-1))
         #expect(calls.values.count == 1)
-        #expect(hedger.delay.armed)
+        #expect(hedger.delay(at: time.now).armed)
         time.advance(by: .seconds(11))
-        #expect(!hedger.delay.armed)
+        #expect(!hedger.delay(at: time.now).armed)
     }
 
     func retrier(_ hedger: Hedger, breaker: UpstreamBreaker? = nil) -> Retrier {
@@ -107,7 +107,7 @@ struct HedgingTests {
     @Test func aSlowFirstAttemptGetsAHedgeAfterTheDelayAndTheHedgeWins() async {
         let (task, hang, calls) = start(retrier(warmHedger())) { $0 == 1 ? nil : .success(2) }
         await hang.waitForWaiters()
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(9))
         #expect(calls.values.count == 1, "no hedge before the delay")
         time.advance(by: .milliseconds(1))
@@ -142,7 +142,7 @@ struct HedgingTests {
             }
         }
         await gate.waitForWaiters(1)
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(10))
         await gate.waitForWaiters(2)
         gate.open()
@@ -155,7 +155,7 @@ struct HedgingTests {
     @Test func aSpentBudgetRefusesTheHedge() async {
         let (task, hang, calls) = start(retrier(warmHedger(budgetFloor: 0))) { $0 == 1 ? nil : .success(2) }
         await hang.waitForWaiters()
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(10))
         await eventually { events.count("hedge products refused") == 1 }
         #expect(calls.values.count == 1)
@@ -170,7 +170,7 @@ struct HedgingTests {
         // This call is the half-open breaker's trial: it is not hedged.
         let (task, hang, calls) = start(retrier(warmHedger(), breaker: breaker)) { $0 == 1 ? nil : .success(2) }
         await hang.waitForWaiters()
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(10))
         await eventually { events.count("hedge products refused") == 1 }
         #expect(calls.values.count == 1)
@@ -182,7 +182,7 @@ struct HedgingTests {
     @Test func aNotFoundIsAnAnswerThatEndsTheRace() async {
         let (task, hang, _) = start(retrier(warmHedger())) { $0 == 1 ? nil : .failure(.notFound) }
         await hang.waitForWaiters()
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(10))
         #expect(await task.value == .failure(.notFound))
     }
@@ -190,7 +190,7 @@ struct HedgingTests {
     @Test func aFailedHedgeWaitsForTheFirstAttempt() async {
         let (task, hang, _) = start(retrier(warmHedger())) { $0 == 1 ? nil : .failure(.status(503, retryAfter: nil)) }
         await hang.waitForWaiters()
-        await eventually { time.sleeperCount == 1 }
+        await eventually { time.scheduledCount == 1 }
         time.advance(by: .milliseconds(10))
         await eventually { events.all.contains("attempt products status_5xx") }
         hang.open()

@@ -31,6 +31,22 @@ struct TimeSourceTests {
         #expect(order.values == [1, 2])
     }
 
+    @Test func scheduledActionsRunWhenDueInOrderUnlessCancelled() {
+        let time = ManualTimeSource()
+        let order = Recorder<Int>()
+        _ = time.schedule(after: .seconds(2)) { order.append(2) }
+        _ = time.schedule(after: .seconds(1)) { order.append(1) }
+        let cancelled = time.schedule(after: .seconds(1)) { order.append(-1) }
+        #expect(time.scheduledCount == 3)
+        cancelled.cancel()
+        time.advance(by: .milliseconds(999))
+        #expect(order.values.isEmpty)
+        time.advance(by: .seconds(2))
+        #expect(order.values == [1, 2])
+        #expect(time.scheduledCount == 0)
+        cancelled.cancel()
+    }
+
     @Test func sleepThrowsAtOnceWhenCancelled() async {
         let time = ManualTimeSource()
         let sleeper = Task { try await time.sleep(for: .seconds(60)) }

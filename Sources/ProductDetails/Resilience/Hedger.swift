@@ -32,8 +32,7 @@ public final class Hedger: Sendable {
     /// yet), and whether hedging is armed: only after an attempt slower than that delay in the
     /// last ``HedgePolicy/armedFor``. A call that is not hedged runs alone, with no race and no
     /// timer: an upstream with no tail pays nothing for hedging.
-    public var delay: (delay: Duration?, armed: Bool) {
-        let now = time.now
+    public func delay(at now: Duration) -> (delay: Duration?, armed: Bool) {
         let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
         return (policy.delay(p95: p95, samples: count), slow > 0)
     }
@@ -44,9 +43,8 @@ public final class Hedger: Sendable {
         state.withLock { $0.slow.add(at: now) { $0.attempts += 1 } }
     }
 
-    /// Counts one call (its first attempt) toward the budget's allowance.
-    public func recordCall() {
-        let now = time.now
+    /// Counts one call (its first attempt, at `now`) toward the budget's allowance.
+    public func recordCall(at now: Duration) {
         state.withLock { $0.budget.recordRequest(at: now) }
     }
 

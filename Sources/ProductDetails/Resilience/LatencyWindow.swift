@@ -5,9 +5,11 @@
 /// `recomputeEvery` new samples rather than on each read, so a load pays a sort of the ring only
 /// once in that many calls. Attempts that timed out or lost a hedge race are censored (never
 /// recorded): counting a hedged call's slow first attempt would raise the delay that hedged it.
-public struct LatencyWindow: Sendable, Equatable {
+public struct LatencyWindow: Sendable {
     public let capacity: Int
     private var samples: [Int64] = []
+    /// The samples sorted at the last recomputation: kept so that sorting allocates nothing.
+    private var sorted: [Int64] = []
     private var next = 0
     private var sinceRecompute = 0
     private var cachedP95: Int64?
@@ -17,6 +19,7 @@ public struct LatencyWindow: Sendable, Equatable {
         self.capacity = max(1, capacity)
         self.recomputeEvery = max(1, recomputeEvery)
         samples.reserveCapacity(self.capacity)
+        sorted.reserveCapacity(self.capacity)
     }
 
     public var count: Int { samples.count }
@@ -42,7 +45,9 @@ public struct LatencyWindow: Sendable, Equatable {
     private mutating func recompute() {
         sinceRecompute = 0
         guard !samples.isEmpty else { return }
-        let sorted = samples.sorted()
+        sorted.removeAll(keepingCapacity: true)
+        sorted.append(contentsOf: samples)
+        sorted.sort()
         let rank = (95 * sorted.count + 99) / 100
         cachedP95 = sorted[max(0, rank - 1)]
     }

@@ -50,12 +50,12 @@ public struct Retrier: Sendable {
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
-        hedger?.recordCall()
         var attempt = 1
         var lastFailure: UpstreamFailure?
         while true {
             if Task.isCancelled { throw .cancelled }
             let started = time.now
+            if attempt == 1 { hedger?.recordCall(at: started) }
             // Only reachable on a later attempt if a sleep overshot; then the last failure is the answer.
             guard started < deadline else { throw gaveUp(upstream, lastFailure ?? .timedOut, attempts: attempt - 1) }
             if let breaker, !breaker.admit() {
@@ -64,7 +64,7 @@ public struct Retrier: Sendable {
             }
             let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID, trace: trace)
             let outcome: Result<T, UpstreamFailure>
-            let hedging = hedger?.delay
+            let hedging = hedger?.delay(at: started)
             if let hedging, let delay = hedging.delay, hedging.armed, delay < call.timeout {
                 outcome = await hedged(upstream, call, after: delay, deadline: deadline, operation)
             } else {
@@ -123,13 +123,6 @@ public struct Retrier: Sendable {
         return outcome
     }
 
-    /// What the race of a hedged attempt hears next.
-    private enum HedgeEvent<T: Sendable>: Sendable {
-        case answered(Result<T, UpstreamFailure>, byHedge: Bool)
-        case delayPassed
-        case delayCancelled
-    }
-
     /// An attempt that gets a hedge beside it if it has not answered after `delay`: the first
     /// answer wins (a failure that is an answer, such as a `404`, too), and the other attempt is
     /// cancelled. A failure that says the upstream is unwell (a time-out, a `5xx`) waits for the
@@ -138,48 +131,28 @@ public struct Retrier: Sendable {
         _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
-        await withTaskGroup(of: HedgeEvent<T>.self) { group in
-            group.addTask { .answered(await self.attemptOnce(upstream, call, operation), byHedge: false) }
-            group.addTask { [time] in
-                do {
-                    try await time.sleep(for: delay)
-                    return .delayPassed
-                } catch {
-                    return .delayCancelled
-                }
-            }
-            var running = 1
-            var hedgeSent = false
-            var lastFailure = UpstreamFailure.cancelled
-            while let event = await group.next() {
-                switch event {
-                case .delayCancelled:
-                    continue
-                case .delayPassed:
-                    guard running == 1, !Task.isCancelled else { continue }
-                    guard breaker?.admitHedge() ?? true, hedger?.tryWithdrawHedge() ?? false else {
-                        events.hedge(upstream, .refused)
-                        continue
-                    }
-                    events.hedge(upstream, .sent)
-                    hedger?.recordSlow()
-                    hedgeSent = true
-                    running += 1
-                    let hedgeCall = UpstreamCall(
-                        timeout: policy.attemptTimeout(now: time.now, deadline: deadline), requestID: call.requestID, trace: call.trace)
-                    group.addTask { .answered(await self.attemptOnce(upstream, hedgeCall, operation), byHedge: true) }
-                case .answered(let outcome, let byHedge):
-                    running -= 1
-                    if case .failure(let failure) = outcome, UpstreamBreaker.verdict(for: failure) != .success {
-                        lastFailure = failure
-                        guard running == 0 else { continue }
-                    }
-                    if hedgeSent { events.hedge(upstream, byHedge ? .won : .lost) }
-                    group.cancelAll()
-                    return outcome
-                }
-            }
-            return .failure(lastFailure)
+        let race = HedgeRace<T>()
+        let timer = time.schedule(after: delay) { race.post(.delayPassed) }
+        defer { timer.cancel() }
+        // Leaving the scope cancels whichever attempt still runs, and waits for it.
+        async let _ = race.post(.answered(await attemptOnce(upstream, call, operation), byHedge: false))
+        if case .answered(let outcome, _) = await race.next() { return outcome }
+        guard !Task.isCancelled, breaker?.admitHedge() ?? true, hedger?.tryWithdrawHedge() ?? false else {
+            if !Task.isCancelled { events.hedge(upstream, .refused) }
+            return await race.nextAnswer().outcome
+        }
+        events.hedge(upstream, .sent)
+        hedger?.recordSlow()
+        let hedgeCall = UpstreamCall(
+            timeout: policy.attemptTimeout(now: time.now, deadline: deadline), requestID: call.requestID, trace: call.trace)
+        async let _ = race.post(.answered(await attemptOnce(upstream, hedgeCall, operation), byHedge: true))
+        var running = 2
+        while true {
+            let (outcome, byHedge) = await race.nextAnswer()
+            running -= 1
+            if case .failure(let failure) = outcome, UpstreamBreaker.verdict(for: failure) != .success, running > 0 { continue }
+            events.hedge(upstream, byHedge ? .won : .lost)
+            return outcome
         }
     }
 
