@@ -1,7 +1,6 @@
 import Metrics
 import ProductDetails
 import Redis
-import RedisClient
 
 /// The fleet's series: shared-cache reads, leases, the breaker, Redis commands and connections,
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's

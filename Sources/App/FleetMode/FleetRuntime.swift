@@ -2,7 +2,6 @@ import EventLoop
 import Fleet
 import ProductDetails
 import Redis
-import RedisClient
 import Locking
 import Timekeeping
 

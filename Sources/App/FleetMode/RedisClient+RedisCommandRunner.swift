@@ -1,5 +1,5 @@
 import Fleet
-import RedisClient
+import Redis
 
 /// The pipelined client is what the shared page store runs its commands on.
 extension RedisClient: RedisCommandRunner {}

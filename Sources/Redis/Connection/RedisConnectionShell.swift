@@ -1,5 +1,4 @@
 import EventLoop
-import Redis
 import Timekeeping
 
 /// What both connection shells do alike: feed the socket's events to the machine, perform the

@@ -1,4 +1,3 @@
-import Redis
 
 /// What a `RedisSubscription` tells its owner, on its loop thread.
 public enum RedisSubscriptionEvent: Sendable, Equatable {

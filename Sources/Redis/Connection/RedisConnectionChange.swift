@@ -1,4 +1,3 @@
-import Redis
 
 /// A connection's change of state, for logs and metrics.
 public enum RedisConnectionChange: Sendable, Equatable {

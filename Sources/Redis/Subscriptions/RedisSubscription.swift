@@ -1,5 +1,4 @@
 import EventLoop
-import Redis
 import Timekeeping
 
 /// The process's subscriber connection: subscribes to `channels` on `loop`, checks the

@@ -1,3 +1,5 @@
+import Timekeeping
+
 /// How long to wait before the next connection attempt: full-jitter exponential backoff.
 ///
 /// The delay after `failures` failed attempts is drawn uniformly from

@@ -2,7 +2,6 @@ import EventLoop
 import Locking
 import RESP
 import Redis
-import RedisClient
 import Testing
 import TestSupport
 import Timekeeping

@@ -1,5 +1,4 @@
 import RESP
-import Redis
 
 /// How one `run` call ended, for metrics.
 public enum RedisCommandOutcome: Sendable, Equatable {

@@ -1,6 +1,5 @@
 import EventLoop
 import RESP
-import Redis
 import Timekeeping
 
 /// A Redis client with one pipelined command connection per event loop.

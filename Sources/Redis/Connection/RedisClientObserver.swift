@@ -1,4 +1,3 @@
-import Redis
 
 /// Where the client reports what metrics and logs need: every command's latency and outcome,
 /// and every connection's changes. Called on the loop thread that owns the connection, inline:

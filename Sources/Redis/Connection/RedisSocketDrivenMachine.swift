@@ -1,4 +1,3 @@
-import Redis
 
 /// A connection machine as a `RedisSocket` drives it: both Redis machines take the socket's
 /// events under the same names, so their shells feed them in one place.

@@ -1,6 +1,5 @@
 import EventLoop
 import RESP
-import Redis
 
 /// One `RedisClient.run` call, from submission to its one outcome: the reply, a failure, or
 /// `.cancelled`. `finish` is the only place that resumes the continuation, and clears it first,

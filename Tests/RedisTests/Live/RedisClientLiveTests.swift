@@ -1,13 +1,12 @@
 import EventLoop
 import RESP
 import Redis
-import RedisClient
 import Testing
 import TestSupport
 import Timekeeping
 
 /// The client against a real `redis-server` on a free loopback port. Exact timing rules are the
-/// state machine's, tested on a manual clock (Tests/RedisTests); these check that the shell
+/// state machine's, tested on a manual clock (Tests/RedisTests/Unit); these check that the shell
 /// carries them out over real sockets, with generous bounds.
 @Suite("Redis client against a real Redis", .timeLimit(.minutes(1)))
 struct RedisClientLiveTests {

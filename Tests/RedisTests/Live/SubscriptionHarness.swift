@@ -1,6 +1,5 @@
 import EventLoop
 import Redis
-import RedisClient
 import Testing
 import TestSupport
 import Timekeeping

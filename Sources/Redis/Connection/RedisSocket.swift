@@ -1,5 +1,4 @@
 import EventLoop
-import Redis
 import Timekeeping
 
 /// The I/O both Redis connection shells perform for their state machines: connecting (resolve,

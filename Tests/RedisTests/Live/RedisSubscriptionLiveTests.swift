@@ -1,6 +1,5 @@
 import RESP
 import Redis
-import RedisClient
 import Testing
 import TestSupport
 

@@ -1,5 +1,4 @@
 import EventLoop
-import Redis
 import Synchronization
 import Timekeeping
 

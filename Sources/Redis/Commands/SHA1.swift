@@ -1,7 +1,7 @@
 /// The SHA-1 digest, which names a script in Redis's script cache (`EVALSHA`).
 ///
-/// Only for that name: Redis chose SHA-1 as an identifier, not for security, and the module may
-/// not import a crypto library (it imports only RESP), so the 80-round function is written here.
+/// Only for that name: Redis chose SHA-1 as an identifier, not for security, and the package
+/// takes no crypto library from outside the toolchain, so the 80-round function is written here.
 enum SHA1 {
     /// The digest as 40 lowercase hexadecimal digits, the form `EVALSHA` takes.
     static func hexDigest(of message: [UInt8]) -> String {
