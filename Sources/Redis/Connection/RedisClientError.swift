@@ -31,6 +31,11 @@ public struct RedisClientError: Error, Sendable, Equatable, CustomStringConverti
         RedisClientError(code, detail)
     }
 
+    /// The TCP connection to `url` could not be opened (refused, unreachable, name not resolved).
+    static func couldNotConnect(to url: RedisURL, _ detail: String) -> RedisClientError {
+        connectFailed.detailed("Could not connect to Redis at \(url.host):\(url.port): \(detail)")
+    }
+
     /// Whether reconnecting cannot help: the server refused our credentials or database, which
     /// only a change of configuration fixes. The connection stops trying and says so.
     public var isPermanent: Bool {

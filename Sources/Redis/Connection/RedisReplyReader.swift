@@ -43,6 +43,23 @@ struct RedisReplyReader: Sendable {
         return reply
     }
 
+    /// What `nextReply()` found.
+    enum Read {
+        case reply(RESPValue)
+        /// The bytes are no valid reply: the connection must end with this error.
+        case invalid(RedisClientError)
+    }
+
+    /// `next()` for a connection machine: the next complete reply, the error the connection
+    /// ends with when the bytes are no reply, or `nil` until more bytes arrive.
+    mutating func nextReply() -> Read? {
+        do throws(RESPParseError) {
+            return try next().map(Read.reply)
+        } catch {
+            return .invalid(RedisClientError.protocolError.detailed("Redis sent an invalid reply: \(error.detail)"))
+        }
+    }
+
     /// Forgets everything, for a new connection.
     mutating func reset() {
         parser.reset()

@@ -10,6 +10,9 @@ import Timekeeping
 /// attempt reports afterwards (a resolution, a connect completion, `.cancelled` for the stream we
 /// closed) is dropped here and the machine never hears of a socket it already gave up.
 ///
+/// Both shells hold one, and share through it what they do alike; each performs its own
+/// machine's actions and feeds it these events itself.
+///
 /// Loop-confined: created and used on `loop`'s thread only.
 final class RedisSocket {
     enum Event {
@@ -35,6 +38,8 @@ final class RedisSocket {
     private var attempt = 0
     private var timer: LoopTimer?
     private var isShutDown = false
+    /// `shutdown` callers of the shell, waiting until the socket is closed for good.
+    private var shutdownWaiters: [UnsafeContinuation<Void, Never>] = []
 
     init(loop: EventLoop, time: any TimeSource) {
         self.loop = loop
@@ -96,16 +101,6 @@ final class RedisSocket {
         handler(.peerClosed)
     }
 
-    func perform(_ action: RedisSocketAction) {
-        switch action {
-        case .connect(let host, let port): connect(host: host, port: port)
-        case .write(let bytes): write(bytes)
-        case .close: close()
-        case .armTimer(let instant): armTimer(at: instant)
-        case .cancelTimer: cancelTimer()
-        }
-    }
-
     func write(_ bytes: [UInt8]) {
         stream?.write(bytes)
     }
@@ -130,11 +125,20 @@ final class RedisSocket {
         timer?.stop()
     }
 
-    /// Closes the stream and releases the timer for good.
+    /// Resumes `continuation` at the next `shutdown()`.
+    func whenShutDown(_ continuation: UnsafeContinuation<Void, Never>) {
+        shutdownWaiters.append(continuation)
+    }
+
+    /// Closes the stream and releases the timer for good, then resumes the `whenShutDown`
+    /// callers. The shell calls it whenever it finds its machine shut down.
     func shutdown() {
         close()
         isShutDown = true
         timer?.cancel()
         timer = nil
+        let resumed = shutdownWaiters
+        shutdownWaiters.removeAll()
+        for continuation in resumed { continuation.resume() }
     }
 }
