@@ -9,7 +9,7 @@ import Timekeeping
 /// Each connection is a `RedisCommandConnectionStateMachine` in a thin shell: the machine
 /// decides deadlines, late replies, reconnects and the handshake, and is tested on a manual
 /// clock; the shell only connects, writes, closes, arms one timer and answers callers.
-public final class RedisClient: Sendable {
+public final class RedisClient: RedisCommandRunner {
     public let url: RedisURL
     public let loops: [EventLoop]
     private let connections: [RedisCommandConnection]
