@@ -9,14 +9,14 @@ import Timekeeping
 /// Each connection is a `RedisCommandConnectionStateMachine` in a thin shell: the machine
 /// decides deadlines, late replies, reconnects and the handshake, and is tested on a manual
 /// clock; the shell only connects, writes, closes, arms one timer and answers callers.
-public final class RedisClient: RedisCommandRunner {
-    public let url: RedisURL
-    public let loops: [EventLoop]
+package final class RedisClient: RedisCommandRunner {
+    package let url: RedisURL
+    package let loops: [EventLoop]
     private let connections: [RedisCommandConnection]
 
     /// `loops` must not be empty. `time` is the line deadlines are on (`run`'s `deadline`), and
     /// `observer` hears of every command and connection change, on the connection's loop.
-    public init(
+    package init(
         url: RedisURL, loops: [EventLoop], configuration: RedisCommandConnectionConfiguration = .init(),
         time: any TimeSource, observer: (any RedisClientObserver)? = nil
     ) {
@@ -30,7 +30,7 @@ public final class RedisClient: RedisCommandRunner {
 
     /// Opens one command connection per loop. Commands run before a connection is ready wait
     /// for it (bounded by their deadlines); commands run before `start` fail at once.
-    public func start() {
+    package func start() {
         for connection in connections {
             connection.loop.execute { connection.start() }
         }
@@ -42,7 +42,7 @@ public final class RedisClient: RedisCommandRunner {
     /// `deadline` is on `time`'s line (`time.now + budget`). Error replies (`-ERR …`) come back
     /// as a `RESPValue`, not thrown. A cancelled caller is resumed at once with `.cancelled`; its
     /// reply is later read and dropped, so the pipeline stays in step.
-    public func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
+    package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
         let call = RedisCall(connection: connectionForCaller())
         let loop = call.connection.loop
@@ -61,13 +61,13 @@ public final class RedisClient: RedisCommandRunner {
     }
 
     /// Whether any command connection is ready (its handshake done).
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         connections.contains { $0.ready.load(ordering: .relaxed) }
     }
 
     /// Stops reconnecting and accepting commands; waits until each connection has the replies
     /// of its written commands (or their deadlines passed), then closed.
-    public func shutdown() async {
+    package func shutdown() async {
         await withTaskGroup(of: Void.self) { group in
             for connection in connections {
                 group.addTask {

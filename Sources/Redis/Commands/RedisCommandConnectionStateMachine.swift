@@ -68,8 +68,8 @@ package struct RedisCommandConnectionStateMachine: Sendable {
         case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
     }
 
-    package let url: RedisURL
-    package let configuration: RedisCommandConnectionConfiguration
+    let url: RedisURL
+    let configuration: RedisCommandConnectionConfiguration
     let handshake: RedisHandshake
     var state = State.idle
     var reconnects: ReconnectSchedule

@@ -1,7 +1,7 @@
 import RESP
 
 /// How one `run` call ended, for metrics.
-public enum RedisCommandOutcome: Sendable, Equatable {
+package enum RedisCommandOutcome: Sendable, Equatable {
     /// A reply that is not an error.
     case reply
     /// An error reply (`-WRONGTYPE …`): Redis answered, the command did not do its work.

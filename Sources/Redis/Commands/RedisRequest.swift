@@ -1,7 +1,7 @@
 import RESP
 
 /// What a caller asks the command connection to run.
-public enum RedisRequest: Sendable, Hashable {
+package enum RedisRequest: Sendable, Hashable {
     /// Any command; its reply, error replies included, goes back to the caller as it came.
     case command(RESPCommand)
     /// `EVALSHA sha1 numkeys keys… arguments…`; on `NOSCRIPT` the connection sends the body

@@ -4,7 +4,7 @@
 /// only, so callers and tests match on the static values (`error == .timedOut`) whatever the
 /// detail. An error reply from Redis (`-WRONGTYPE …`) is not one of these: it is a reply, and
 /// reaches its caller as a `RESPValue`.
-public struct RedisClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RedisClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
         case timedOut, notConnected, tooManyPending, shutdown, cancelled
         case connectFailed, connectTimeout, connectionLost, unresponsive, protocolError, handshakeFailed
@@ -13,16 +13,16 @@ public struct RedisClientError: Error, Sendable, Equatable, CustomStringConverti
 
     private let code: Code
     /// Human text for logs.
-    public let detail: String
+    package let detail: String
 
     private init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { "Redis: \(detail)" }
+    package var description: String { "Redis: \(detail)" }
 
-    public static func == (lhs: RedisClientError, rhs: RedisClientError) -> Bool {
+    package static func == (lhs: RedisClientError, rhs: RedisClientError) -> Bool {
         lhs.code == rhs.code
     }
 
@@ -38,43 +38,43 @@ public struct RedisClientError: Error, Sendable, Equatable, CustomStringConverti
 
     /// Whether reconnecting cannot help: the server refused our credentials or database, which
     /// only a change of configuration fixes. The connection stops trying and says so.
-    public var isPermanent: Bool {
+    package var isPermanent: Bool {
         code == .authenticationFailed || code == .databaseRefused
     }
 
     // MARK: One command
 
-    public static let timedOut = RedisClientError(
+    package static let timedOut = RedisClientError(
         .timedOut, "No reply before the command's deadline.")
-    public static let notConnected = RedisClientError(
+    package static let notConnected = RedisClientError(
         .notConnected, "Not connected to Redis (waiting to reconnect).")
-    public static let tooManyPending = RedisClientError(
+    package static let tooManyPending = RedisClientError(
         .tooManyPending, "Too many commands are waiting for Redis on this connection.")
-    public static let shutdown = RedisClientError(
+    package static let shutdown = RedisClientError(
         .shutdown, "The Redis connection is shutting down.")
     /// The caller's task was cancelled while it waited; its reply, if one comes, is dropped.
-    public static let cancelled = RedisClientError(
+    package static let cancelled = RedisClientError(
         .cancelled, "The caller stopped waiting for Redis (its task was cancelled).")
 
     // MARK: The connection
 
-    public static let connectFailed = RedisClientError(
+    package static let connectFailed = RedisClientError(
         .connectFailed, "Could not connect to Redis.")
-    public static let connectTimeout = RedisClientError(
+    package static let connectTimeout = RedisClientError(
         .connectTimeout, "Connecting to Redis (with its handshake) took longer than the connect timeout.")
-    public static let connectionLost = RedisClientError(
+    package static let connectionLost = RedisClientError(
         .connectionLost, "The connection to Redis was lost.")
-    public static let unresponsive = RedisClientError(
+    package static let unresponsive = RedisClientError(
         .unresponsive, "Redis left the oldest command unanswered for too long; the connection was closed.")
-    public static let protocolError = RedisClientError(
+    package static let protocolError = RedisClientError(
         .protocolError, "Redis sent bytes that are not a valid reply, or a reply nothing asked for.")
-    public static let handshakeFailed = RedisClientError(
+    package static let handshakeFailed = RedisClientError(
         .handshakeFailed, "Redis answered the connection handshake with an error.")
 
     // MARK: Configuration (permanent)
 
-    public static let authenticationFailed = RedisClientError(
+    package static let authenticationFailed = RedisClientError(
         .authenticationFailed, "Redis refused the user name or password of REDIS_URL.")
-    public static let databaseRefused = RedisClientError(
+    package static let databaseRefused = RedisClientError(
         .databaseRefused, "Redis refused to SELECT the database of REDIS_URL.")
 }

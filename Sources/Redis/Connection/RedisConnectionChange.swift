@@ -1,6 +1,6 @@
 
 /// A connection's change of state, for logs and metrics.
-public enum RedisConnectionChange: Sendable, Equatable {
+package enum RedisConnectionChange: Sendable, Equatable {
     /// The handshake (and, for the subscriber, every `SUBSCRIBE`) succeeded.
     case connected(RedisConnectionRole)
     /// A connection that was connected ended; it reconnects unless `error.isPermanent` or it

@@ -59,10 +59,10 @@ package struct RedisSubscriberStateMachine: Sendable {
         case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
     }
 
-    package let url: RedisURL
+    let url: RedisURL
     /// The channels subscribed on every connection.
-    package let channels: [String]
-    package let configuration: RedisSubscriberConfiguration
+    let channels: [String]
+    let configuration: RedisSubscriberConfiguration
     let handshake: RedisHandshake
     var state = State.idle
     var reconnects: ReconnectSchedule

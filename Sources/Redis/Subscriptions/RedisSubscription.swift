@@ -4,13 +4,13 @@ import Timekeeping
 /// The process's subscriber connection: subscribes to `channels` on `loop`, checks the
 /// connection with `PING`, resubscribes after any loss, and tells `onEvent` (on `loop`'s
 /// thread, inline: it must be quick) every subscription, message and disconnection.
-public final class RedisSubscription: Sendable {
-    public let url: RedisURL
-    public let channels: [String]
+package final class RedisSubscription: Sendable {
+    package let url: RedisURL
+    package let channels: [String]
     private let connection: RedisSubscriberConnection
 
     /// `channels` must not be empty.
-    public init(
+    package init(
         url: RedisURL, channels: [String], loop: EventLoop, configuration: RedisSubscriberConfiguration = .init(),
         time: any TimeSource, observer: (any RedisClientObserver)? = nil,
         onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
@@ -22,18 +22,18 @@ public final class RedisSubscription: Sendable {
     }
 
     /// Connects and subscribes; reconnects with full-jitter backoff until `shutdown`.
-    public func start() {
+    package func start() {
         let connection = connection
         connection.loop.execute { connection.start() }
     }
 
     /// Whether every channel is subscribed now (no message is being missed).
-    public var isSubscribed: Bool {
+    package var isSubscribed: Bool {
         connection.subscribed.load(ordering: .relaxed)
     }
 
     /// Closes the connection for good (reported as `disconnected(.shutdown)` if subscribed).
-    public func shutdown() async {
+    package func shutdown() async {
         let connection = connection
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             if !connection.loop.execute({ connection.shutdown(continuation) }) { continuation.resume() }

@@ -1,6 +1,6 @@
 
 /// What a `RedisSubscription` tells its owner, on its loop thread.
-public enum RedisSubscriptionEvent: Sendable, Equatable {
+package enum RedisSubscriptionEvent: Sendable, Equatable {
     /// Every channel is subscribed: no message is missed from now on. A resubscription follows
     /// a time when messages may have been missed (pub/sub delivers at most once).
     case subscribed(isResubscription: Bool)

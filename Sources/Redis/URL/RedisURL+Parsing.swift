@@ -7,7 +7,7 @@ extension RedisURL {
     /// the database to 0; `maxDatabase` is the server's `databases` setting less one (15 unless
     /// the server was configured otherwise). Query strings and fragments are refused rather than
     /// ignored: a setting silently ignored is worse than one refused.
-    public init(parsing text: String, maxDatabase: Int = 15) throws(RedisURLError) {
+    package init(parsing text: String, maxDatabase: Int = 15) throws(RedisURLError) {
         guard let schemeEnd = text.firstRange(of: "://") else {
             throw RedisURLError.badScheme.detailed("'\(text)' has no scheme: expected redis://host[:port][/db].")
         }

@@ -3,21 +3,21 @@
 /// Parsed once at start-up (see `init(parsing:maxDatabase:)`) so a bad setting stops the service
 /// with a precise message instead of failing on every command. The password is kept for the
 /// handshake but never printed: `description` masks it, since the URL appears in the start-up log.
-public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
+package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     /// Redis's registered port, used when the URL names none.
-    public static let defaultPort = 6379
+    package static let defaultPort = 6379
 
     /// A host name or address, IPv6 without its brackets.
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
     /// A Redis 6 ACL user; `nil` logs in as the default user (or not at all, without a password).
-    public var username: String?
+    package var username: String?
     /// Percent-decoded; `nil` sends no `AUTH`.
-    public var password: String?
+    package var password: String?
     /// The logical database `SELECT`ed after connecting; 0 needs no `SELECT`.
-    public var database: Int
+    package var database: Int
 
-    public init(host: String, port: Int = RedisURL.defaultPort, username: String? = nil, password: String? = nil, database: Int = 0) {
+    package init(host: String, port: Int = RedisURL.defaultPort, username: String? = nil, password: String? = nil, database: Int = 0) {
         self.host = host
         self.port = port
         self.username = username
@@ -25,7 +25,7 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         self.database = database
     }
 
-    public var description: String {
+    package var description: String {
         var text = "redis://"
         if password != nil {
             text += "\(username ?? ""):***@"

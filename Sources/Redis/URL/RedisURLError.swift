@@ -3,7 +3,7 @@
 /// Each message names the part at fault and what would be accepted, so a start-up log line is
 /// enough to fix the setting. No message ever repeats the password. Equality compares the kind
 /// only, so callers and tests match on the static values whatever the detail.
-public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
         case badScheme, tlsNotSupported
         case badUserInfo, badPercentEncoding
@@ -14,16 +14,16 @@ public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible
 
     private let code: Code
     /// Human text for logs.
-    public let detail: String
+    package let detail: String
 
     private init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { "Redis URL: \(detail)" }
+    package var description: String { "Redis URL: \(detail)" }
 
-    public static func == (lhs: RedisURLError, rhs: RedisURLError) -> Bool {
+    package static func == (lhs: RedisURLError, rhs: RedisURLError) -> Bool {
         lhs.code == rhs.code
     }
 
@@ -32,24 +32,24 @@ public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible
         RedisURLError(code, detail)
     }
 
-    public static let badScheme = RedisURLError(
+    package static let badScheme = RedisURLError(
         .badScheme, "The URL must begin with redis:// (redis://[[user]:password@]host[:port][/db]).")
-    public static let tlsNotSupported = RedisURLError(
+    package static let tlsNotSupported = RedisURLError(
         .tlsNotSupported, "rediss:// (TLS) is not supported: this client speaks plain TCP only; use redis:// on a trusted network.")
-    public static let badUserInfo = RedisURLError(
+    package static let badUserInfo = RedisURLError(
         .badUserInfo, "The part before '@' must be ':password' or 'user:password'.")
-    public static let badPercentEncoding = RedisURLError(
+    package static let badPercentEncoding = RedisURLError(
         .badPercentEncoding, "A '%' must be followed by two hexadecimal digits, and the decoded text must be UTF-8.")
-    public static let emptyHost = RedisURLError(
+    package static let emptyHost = RedisURLError(
         .emptyHost, "The URL names no host.")
-    public static let badHost = RedisURLError(
+    package static let badHost = RedisURLError(
         .badHost, "The host must be a name, an IPv4 address or a bracketed IPv6 address.")
-    public static let badPort = RedisURLError(
+    package static let badPort = RedisURLError(
         .badPort, "The port must be a decimal number from 1 to 65535.")
-    public static let badDatabase = RedisURLError(
+    package static let badDatabase = RedisURLError(
         .badDatabase, "The path must be empty or '/' followed by a database number.")
-    public static let databaseOutOfRange = RedisURLError(
+    package static let databaseOutOfRange = RedisURLError(
         .databaseOutOfRange, "The database number is outside the range the server is configured for.")
-    public static let queryNotAllowed = RedisURLError(
+    package static let queryNotAllowed = RedisURLError(
         .queryNotAllowed, "Query strings and fragments are not allowed: every setting has a variable of its own.")
 }
