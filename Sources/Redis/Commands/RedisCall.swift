@@ -46,7 +46,7 @@ final class RedisCall: @unchecked Sendable {
     func finish(_ outcome: Outcome) {
         guard let continuation else { return }
         self.continuation = nil
-        connection.observer?.commandFinished(latency: connection.time.now - startedAt, outcome: RedisCommandOutcome(outcome))
+        connection.observer.commandFinished(connection.time.now - startedAt, RedisCommandOutcome(outcome))
         continuation.resume(returning: outcome)
     }
 }

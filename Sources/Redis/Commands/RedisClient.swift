@@ -18,7 +18,7 @@ package final class RedisClient: RedisCommandRunner {
     /// `observer` hears of every command and connection change, on the connection's loop.
     package init(
         url: RedisURL, loops: [EventLoop], configuration: RedisCommandConnectionConfiguration = .init(),
-        time: any TimeSource, observer: (any RedisClientObserver)? = nil
+        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver()
     ) {
         precondition(!loops.isEmpty, "a Redis client needs at least one loop")
         self.url = url

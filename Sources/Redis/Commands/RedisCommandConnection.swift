@@ -11,7 +11,7 @@ import Timekeeping
 final class RedisCommandConnection: @unchecked Sendable {
     let loop: EventLoop
     let time: any TimeSource
-    let observer: (any RedisClientObserver)?
+    let observer: RedisClientObserver
     /// Mirrors `machine.isConnected` for `RedisClient.isConnected`, which any thread may ask.
     let ready = Atomic<Bool>(false)
     private var machine: RedisCommandConnectionStateMachine
@@ -19,7 +19,7 @@ final class RedisCommandConnection: @unchecked Sendable {
     /// The calls waiting for a reply, by the ID the machine gave them.
     private var waiters: [RedisRequestID: RedisCall] = [:]
 
-    init(url: RedisURL, loop: EventLoop, configuration: RedisCommandConnectionConfiguration, time: any TimeSource, observer: (any RedisClientObserver)?) {
+    init(url: RedisURL, loop: EventLoop, configuration: RedisCommandConnectionConfiguration, time: any TimeSource, observer: RedisClientObserver) {
         self.loop = loop
         self.time = time
         self.observer = observer
@@ -79,19 +79,19 @@ final class RedisCommandConnection: @unchecked Sendable {
                 waiters.removeValue(forKey: id)?.finish(.failure(error))
             case .connected:
                 ready.store(true, ordering: .relaxed)
-                observer?.connectionChanged(.connected(role))
+                observer.connectionChanged(.connected(role))
             case .disconnected(let error, _):
                 ready.store(false, ordering: .relaxed)
-                observer?.connectionChanged(.disconnected(role, error))
+                observer.connectionChanged(.disconnected(role, error))
             case .connectAttemptFailed(let error, _):
-                observer?.connectionChanged(.connectAttemptFailed(role, error))
+                observer.connectionChanged(.connectAttemptFailed(role, error))
             }
         }
         guard machine.isShutDown else { return }
         // A drained connection closes without a `disconnected` action: say so once, for the
         // logs and the connected gauge.
         if ready.exchange(false, ordering: .relaxed) {
-            observer?.connectionChanged(.disconnected(role, .shutdown))
+            observer.connectionChanged(.disconnected(role, .shutdown))
         }
         socket.shutdown()
     }

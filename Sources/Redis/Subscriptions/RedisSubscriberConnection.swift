@@ -11,7 +11,7 @@ import Timekeeping
 final class RedisSubscriberConnection: @unchecked Sendable {
     let loop: EventLoop
     private let time: any TimeSource
-    private let observer: (any RedisClientObserver)?
+    private let observer: RedisClientObserver
     private let onEvent: @Sendable (RedisSubscriptionEvent) -> Void
     /// Mirrors `machine.isSubscribed` for `RedisSubscription.isSubscribed`.
     let subscribed = Atomic<Bool>(false)
@@ -20,7 +20,7 @@ final class RedisSubscriberConnection: @unchecked Sendable {
 
     init(
         url: RedisURL, channels: [String], loop: EventLoop, configuration: RedisSubscriberConfiguration,
-        time: any TimeSource, observer: (any RedisClientObserver)?, onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
+        time: any TimeSource, observer: RedisClientObserver, onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
     ) {
         self.loop = loop
         self.time = time
@@ -62,16 +62,16 @@ final class RedisSubscriberConnection: @unchecked Sendable {
             case .cancelTimer: socket.cancelTimer()
             case .subscribed(let isResubscription):
                 subscribed.store(true, ordering: .relaxed)
-                observer?.connectionChanged(.connected(.subscriber))
+                observer.connectionChanged(.connected(.subscriber))
                 onEvent(.subscribed(isResubscription: isResubscription))
             case .message(let channel, let payload):
                 onEvent(.message(channel: channel, payload: payload))
             case .disconnected(let error, _):
                 subscribed.store(false, ordering: .relaxed)
-                observer?.connectionChanged(.disconnected(.subscriber, error))
+                observer.connectionChanged(.disconnected(.subscriber, error))
                 onEvent(.disconnected(error))
             case .connectAttemptFailed(let error, _):
-                observer?.connectionChanged(.connectAttemptFailed(.subscriber, error))
+                observer.connectionChanged(.connectAttemptFailed(.subscriber, error))
             }
         }
         if machine.isShutDown { socket.shutdown() }

@@ -12,7 +12,7 @@ package final class RedisSubscription: Sendable {
     /// `channels` must not be empty.
     package init(
         url: RedisURL, channels: [String], loop: EventLoop, configuration: RedisSubscriberConfiguration = .init(),
-        time: any TimeSource, observer: (any RedisClientObserver)? = nil,
+        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver(),
         onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
     ) {
         self.url = url

@@ -26,7 +26,7 @@ final class RedisClientHarness: Sendable {
         server = try RedisServer(password: password)
         group = try EventLoopGroup(loopCount: loops)
         let redisURL = url?(server) ?? RedisURL(host: "127.0.0.1", port: server.port, password: password)
-        client = RedisClient(url: redisURL, loops: group.loops, configuration: configuration, time: time, observer: observer)
+        client = RedisClient(url: redisURL, loops: group.loops, configuration: configuration, time: time, observer: observer.asObserver)
         client.start()
     }
 
@@ -73,7 +73,7 @@ final class RedisClientHarness: Sendable {
 }
 
 /// Records every observer call, and a subscription's events, for assertions.
-final class RecordingObserver: RedisClientObserver {
+final class RecordingObserver: Sendable {
     private let state = Locked(State())
 
     private struct State {
@@ -93,6 +93,13 @@ final class RecordingObserver: RedisClientObserver {
 
     func connectionChanged(_ change: RedisConnectionChange) {
         state.withLock { $0.changes.append(change) }
+    }
+
+    /// What a client or subscription under test reports to.
+    var asObserver: RedisClientObserver {
+        RedisClientObserver(
+            commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
+            connectionChanged: { [self] in connectionChanged($0) })
     }
 
     var changes: [RedisConnectionChange] { state.withLock { $0.changes } }

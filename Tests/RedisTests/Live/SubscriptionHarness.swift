@@ -24,7 +24,7 @@ final class SubscriptionHarness: Sendable {
         let observer = observer
         subscription = RedisSubscription(
             url: RedisURL(host: "127.0.0.1", port: server.port, password: password), channels: channels, loop: loop,
-            configuration: configuration, time: ClockTimeSource(), observer: observer
+            configuration: configuration, time: ClockTimeSource(), observer: observer.asObserver
         ) { event in
             #expect(loop.inLoop, "events come on the subscription's loop")
             observer.record(event)
