@@ -13,13 +13,14 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Timekeeping (TimeSource, ManualTimeSource) imports only Locking: the one time line for everything
 // that waits or expires (domain, server, client, pool); EventLoop's LoopTimeSource is the
 // production one, whose sleep is a libuv timer.
-// RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing.
-// Redis (URL parsing and the connection state machines) is pure as well and imports only RESP:
-// the libuv shell that drives it lives above EventLoop.
-// RedisClient is that shell: EventLoop, Redis, RESP, Timekeeping → RedisClient → App. It uses
-// EventLoop's Swift API only (sockets, timers, the resolver), never libuv's C API.
+// RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
+// so scripts/fuzz.sh compiles it alone.
+// Redis is the one Redis client: RESP, EventLoop, Timekeeping → Redis → Fleet, App. Its
+// connection state machines are pure (no sockets, no clocks), each beside the shell that drives
+// it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
 // Fleet (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
-// Redis, and runs commands through a protocol the Redis client conforms to; App wires them.
+// Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
+// tests fake; App wires them.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
@@ -40,8 +41,7 @@ let package = Package(
         .target(name: "HTTP1"),
         .target(name: "JSON"),
         .target(name: "RESP"),
-        .target(name: "Redis", dependencies: ["RESP"]),
-        .target(name: "RedisClient", dependencies: ["EventLoop", "Redis", "RESP", "Timekeeping", "Locking"]),
+        .target(name: "Redis", dependencies: ["RESP", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["Locking"]),
         .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RedisClient", "RESP"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
@@ -57,8 +57,8 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP"]),
-        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Redis", "RESP", "EventLoop", "TestSupport", "Timekeeping"]),
+        // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping"]),

@@ -12,7 +12,7 @@ unit_level=(
   Tests/HTTP1Tests
   Tests/ProductDetailsTests
   Tests/MetricsTests
-  Tests/RedisTests
+  Tests/RedisTests/Unit
   Tests/HTTPServerTests/HTTPConnectionStateMachineTests.swift
   Tests/HTTPServerTests/ConnectionMachineDriver.swift
   Tests/HTTPClientTests/ClientConnectionStateMachineTests.swift

@@ -25,7 +25,7 @@ public struct AppConfiguration: Sendable {
     /// Products in the demo catalog.
     public var demoCatalogSize = 10_000
     /// Fleet mode: the Redis the replicas share; nil runs a single node.
-    public var redisURL: RedisURL?
+    package var redisURL: RedisURL?
     /// The versioned prefix of every key and channel in Redis.
     public var redisKeyPrefix = "pd:v1:"
     public var sharedCache = SharedCacheSettings()

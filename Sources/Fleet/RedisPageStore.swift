@@ -12,7 +12,7 @@ public struct RedisPageStore: SharedPageStore {
     let generationLifetime: Duration
     let leaseDuration: Duration
 
-    public init(redis: any RedisCommandRunner, keys: FleetKeys, leaseDuration: Duration, generationLifetime: Duration) {
+    package init(redis: any RedisCommandRunner, keys: FleetKeys, leaseDuration: Duration, generationLifetime: Duration) {
         self.redis = redis
         self.keys = keys
         self.leaseDuration = leaseDuration

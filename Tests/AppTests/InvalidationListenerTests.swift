@@ -2,7 +2,7 @@
 import Fleet
 import Metrics
 import ProductDetails
-import RedisClient
+import Redis
 import Testing
 
 /// What the invalidation subscription's events do to L1, on the hand-moved time line: the same

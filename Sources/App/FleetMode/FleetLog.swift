@@ -1,6 +1,5 @@
 import ProductDetails
 import Redis
-import RedisClient
 import Timekeeping
 
 /// The fleet's log lines: Redis connections and the breaker. Losing Redis is a warning (the

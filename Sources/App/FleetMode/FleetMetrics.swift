@@ -1,12 +1,11 @@
 import Metrics
 import ProductDetails
 import Redis
-import RedisClient
 
 /// The fleet's series: shared-cache reads, leases, the breaker, Redis commands and connections,
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's
 /// `/metrics` is unchanged. Every series is made once, here: the hot paths only increment.
-final class FleetMetrics: RedisClientObserver {
+final class FleetMetrics: Sendable {
     private let reads: [SharedReadResult: Counter]
     private let leases: [LeaseResult: Counter]
     private let breakerTransitions: [String: Counter]
@@ -57,7 +56,14 @@ final class FleetMetrics: RedisClientObserver {
     func flushed(because reason: String) { flushes[reason]?.increment() }
     func subscription(active: Bool) { subscriberConnected.set(active ? 1 : 0) }
 
-    // MARK: RedisClientObserver
+    // MARK: Redis commands and connections
+
+    /// What the Redis client and subscription report to: these metrics (and the log).
+    var redisObserver: RedisClientObserver {
+        RedisClientObserver(
+            commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
+            connectionChanged: { [self] in connectionChanged($0) })
+    }
 
     func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {
         let label: String

@@ -2,7 +2,6 @@ import EventLoop
 import Fleet
 import ProductDetails
 import Redis
-import RedisClient
 import Locking
 import Timekeeping
 
@@ -35,7 +34,7 @@ final class FleetRuntime: Sendable {
         self.log = log
         var commandSettings = RedisCommandConnectionConfiguration()
         commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
-        client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: metrics)
+        client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: metrics.redisObserver)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.
         let longestPage = max(serviceSettings.ttl, serviceSettings.notFoundTTL) + max(serviceSettings.staleIfError, serviceSettings.staleWhileRevalidate)
         let store = RedisPageStore(
@@ -54,7 +53,7 @@ final class FleetRuntime: Sendable {
         let listener = InvalidationListener(
             service: service, metrics: metrics, log: log, disconnectedFreshness: settings.disconnectedFreshness)
         let subscription = RedisSubscription(
-            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics, onEvent: listener.handle)
+            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics.redisObserver, onEvent: listener.handle)
         self.subscription.value = subscription
         subscription.start()
     }

@@ -1,6 +1,6 @@
 import Fleet
 import ProductDetails
-import RedisClient
+import Redis
 
 /// What the invalidation subscription's events do to this replica's L1. Called on the
 /// subscription's loop, in the order the events happened.

@@ -1,5 +1,0 @@
-import Fleet
-import RedisClient
-
-/// The pipelined client is what the shared page store runs its commands on.
-extension RedisClient: RedisCommandRunner {}

@@ -1,0 +1,98 @@
+import EventLoop
+import Synchronization
+import Timekeeping
+
+/// One loop's pipelined command connection: `RedisCommandConnectionStateMachine` decides, this
+/// shell feeds it the socket's events, performs its actions and answers the calls they name.
+///
+/// `@unchecked Sendable`: `machine`, `socket` and `waiters` are touched only on `loop`'s thread,
+/// reached through `loop.execute` or by callers running there; `ready` is an `Atomic`, read from
+/// anywhere; `loop`, `time` and `observer` are immutable.
+final class RedisCommandConnection: @unchecked Sendable {
+    let loop: EventLoop
+    let time: any TimeSource
+    let observer: RedisClientObserver
+    /// Mirrors `machine.isConnected` for `RedisClient.isConnected`, which any thread may ask.
+    let ready = Atomic<Bool>(false)
+    private var machine: RedisCommandConnectionStateMachine
+    private let socket: RedisSocket
+    /// The calls waiting for a reply, by the ID the machine gave them.
+    private var waiters: [RedisRequestID: RedisCall] = [:]
+
+    init(url: RedisURL, loop: EventLoop, configuration: RedisCommandConnectionConfiguration, time: any TimeSource, observer: RedisClientObserver) {
+        self.loop = loop
+        self.time = time
+        self.observer = observer
+        machine = RedisCommandConnectionStateMachine(url: url, configuration: configuration)
+        socket = RedisSocket(loop: loop, time: time)
+        socket.handler = { [weak self] event in self?.take(event) }
+    }
+
+    private var role: RedisConnectionRole { .command(loopIndex: loop.index) }
+
+    func start() {
+        perform(machine.start(now: time.now))
+    }
+
+    /// Files `call` under its ID before performing the actions, which may answer it at once.
+    func submit(_ call: RedisCall, request: RedisRequest, deadline: Duration) -> RedisRequestID {
+        let (id, actions) = machine.submit(request, deadline: deadline, now: time.now)
+        waiters[id] = call
+        perform(actions)
+        return id
+    }
+
+    func cancel(_ id: RedisRequestID) {
+        guard waiters.removeValue(forKey: id) != nil else { return }
+        perform(machine.cancel(id, now: time.now))
+    }
+
+    /// Stops reconnecting; `continuation` resumes once every written command was answered or
+    /// ran out of time, and the socket closed.
+    func shutdown(_ continuation: UnsafeContinuation<Void, Never>) {
+        socket.whenShutDown(continuation)
+        perform(machine.shutdown(now: time.now))
+    }
+
+    private func take(_ event: RedisSocket.Event) {
+        let now = time.now
+        switch event {
+        case .connected: perform(machine.connected(now: now))
+        case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
+        case .received(let bytes): perform(machine.received(bytes, now: now))
+        case .peerClosed: perform(machine.peerClosed(now: now))
+        case .timerFired: perform(machine.timerFired(now: now))
+        }
+    }
+
+    private func perform(_ actions: [RedisCommandConnectionStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .connect(let host, let port): socket.connect(host: host, port: port)
+            case .write(let bytes): socket.write(bytes)
+            case .close: socket.close()
+            case .armTimer(let instant): socket.armTimer(at: instant)
+            case .cancelTimer: socket.cancelTimer()
+            case .succeed(let id, let reply):
+                waiters.removeValue(forKey: id)?.finish(.success(reply))
+            case .fail(let id, let error):
+                waiters.removeValue(forKey: id)?.finish(.failure(error))
+            case .connected:
+                ready.store(true, ordering: .relaxed)
+                observer.connectionChanged(.connected(role))
+            case .disconnected(let error, _):
+                ready.store(false, ordering: .relaxed)
+                observer.connectionChanged(.disconnected(role, error))
+            case .connectAttemptFailed(let error, _):
+                observer.connectionChanged(.connectAttemptFailed(role, error))
+            }
+        }
+        guard machine.isShutDown else { return }
+        // A drained connection closes without a `disconnected` action: say so once, for the
+        // logs and the connected gauge.
+        if ready.exchange(false, ordering: .relaxed) {
+            observer.connectionChanged(.disconnected(role, .shutdown))
+        }
+        socket.shutdown()
+    }
+}

@@ -1,0 +1,22 @@
+/// Where the client reports what metrics and logs need: every command's latency and outcome,
+/// and every connection's changes. Called on the loop thread that owns the connection, inline:
+/// each must be quick and must not block (count, or hand a line to the log).
+///
+/// Two closures rather than a protocol: there is one implementation in production (the fleet's
+/// metrics) and one in the tests, and a subscription reports its events by closure already.
+package struct RedisClientObserver: Sendable {
+    /// One `run` call ended, `latency` after it reached its connection (on the client's time
+    /// line). A call whose task was already cancelled when it reached its connection is
+    /// reported `cancelled` with no latency: it never became a command, but its caller asked.
+    package var commandFinished: @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void
+    /// A connection connected, disconnected, or failed an attempt.
+    package var connectionChanged: @Sendable (RedisConnectionChange) -> Void
+
+    package init(
+        commandFinished: @escaping @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void = { _, _ in },
+        connectionChanged: @escaping @Sendable (RedisConnectionChange) -> Void = { _ in }
+    ) {
+        self.commandFinished = commandFinished
+        self.connectionChanged = connectionChanged
+    }
+}
