@@ -18,14 +18,14 @@ struct AdminRoutes {
             if let refusal = guardian.refusal(for: request) { return refusal }
             let id = request.pathParameters["id"] ?? ""
             guard ProductDetailsService.isValidID(id) else { return ProductRoutes.problem(.invalidID) }
-            let reach = await service.invalidate(id: id)
-            fleet?.published(reach, scope: .product)
+            let reach = await service.invalidate(.product(id))
+            fleet?.published(reach, scope: .product(id))
             return Self.answer(reach)
         }
         router.add(.delete, "/cache") { request, _ in
             if let refusal = guardian.refusal(for: request) { return refusal }
-            let reach = await service.invalidateAll()
-            fleet?.published(reach, scope: .all)
+            let reach = await service.invalidate(.everything)
+            fleet?.published(reach, scope: .everything)
             return Self.answer(reach)
         }
     }

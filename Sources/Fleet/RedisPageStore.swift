@@ -101,17 +101,18 @@ public struct RedisPageStore: SharedPageStore {
         guard reply.integer != nil else { throw unexpected(reply) }
     }
 
-    public func invalidate(id: String, deadline: Duration) async throws(SharedStoreFailure) -> Int {
-        try await replace(
-            keys.generation(of: id), lifetime: generationLifetime, announcing: .product(id), deadline: deadline)
-    }
-
-    public func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int {
-        try await replace(keys.epoch, lifetime: .zero, announcing: .everything, deadline: deadline)
+    /// A product's generation, or the epoch for everything, gets a new random token.
+    public func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        switch scope {
+        case .product(let id):
+            try await replace(keys.generation(of: id), lifetime: generationLifetime, announcing: scope, deadline: deadline)
+        case .everything:
+            try await replace(keys.epoch, lifetime: .zero, announcing: scope, deadline: deadline)
+        }
     }
 
     /// Gives `key` a new random token and publishes `message`; returns its receivers.
-    private func replace(_ key: String, lifetime: Duration, announcing message: InvalidationMessage, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+    private func replace(_ key: String, lifetime: Duration, announcing message: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
         let reply = try await run(.script(
             FleetScripts.invalidate, keys: [.string(key)],
             arguments: [

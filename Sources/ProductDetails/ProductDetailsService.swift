@@ -143,22 +143,15 @@ public final class ProductDetailsService: Sendable {
         return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
     }
 
-    /// Forgets `id`: its cached document goes, a load already running for it may still answer the
-    /// requests waiting for it but is never stored, and requests arriving from now on never join it.
-    /// In fleet mode every replica is told to do the same.
+    /// Forgets what `scope` reaches: the cached documents go, a load already running may still
+    /// answer the requests waiting for it but is never stored, and requests arriving from now on
+    /// never join it. In fleet mode every replica is told to do the same.
     @discardableResult
-    public func invalidate(id: String) async -> InvalidationReach {
-        await forgetLocally(id: id)
+    package func invalidate(_ scope: InvalidationScope) async -> InvalidationReach {
+        dropCachedCopies(scope)
+        await stopJoiningLoads(scope)
         guard let shared else { return .local }
-        return InvalidationReach(await shared.invalidate(id: id))
-    }
-
-    /// Forgets every product, with the same guarantees as ``invalidate(id:)``.
-    @discardableResult
-    public func invalidateAll() async -> InvalidationReach {
-        await forgetAllLocally()
-        guard let shared else { return .local }
-        return InvalidationReach(await shared.invalidate(id: nil))
+        return InvalidationReach(await shared.invalidate(scope))
     }
 
     /// Caps how long a locally cached page counts as fresh (`nil` lifts it): in fleet mode, while
@@ -167,41 +160,23 @@ public final class ProductDetailsService: Sendable {
         cache.capFreshness(to: cap)
     }
 
-    /// ``invalidate(id:)`` on this replica only. An invalidation another replica sent takes the
-    /// two halves apart instead (``dropCachedCopy(id:)`` on the loop at once, then
-    /// ``stopJoiningLoads(id:)``), so that nothing waits for the in-flight table first.
-    private func forgetLocally(id: String) async {
-        dropCachedCopy(id: id)
-        await inFlight.detach(id)
+    /// The synchronous half of an invalidation on this replica: the cached copies go and loads
+    /// that began before may no longer store, at once, on the caller's thread. An invalidation
+    /// another replica sent is handled on an event loop, where waiting for an actor would delay
+    /// it: it calls this at once, then ``stopJoiningLoads(_:)``.
+    package func dropCachedCopies(_ scope: InvalidationScope) {
+        switch scope {
+        case .product(let id): cache.invalidate(id)
+        case .everything: cache.invalidateAll()
+        }
     }
 
-    /// ``invalidateAll()`` on this replica only.
-    private func forgetAllLocally() async {
-        dropAllCachedCopies()
-        await inFlight.detachAll()
-    }
-
-    /// The synchronous half of ``forgetLocally(id:)``: the cached copy goes and loads that began
-    /// before may no longer store, at once, on the caller's thread (an invalidation message is
-    /// handled on an event loop, where waiting for an actor would delay it).
-    public func dropCachedCopy(id: String) {
-        cache.invalidate(id)
-    }
-
-    /// The synchronous half of ``forgetAllLocally()``.
-    public func dropAllCachedCopies() {
-        cache.invalidateAll()
-    }
-
-    /// The other half of ``forgetLocally(id:)``: requests from now on do not join a load already
-    /// running for `id`.
-    public func stopJoiningLoads(id: String) async {
-        await inFlight.detach(id)
-    }
-
-    /// The other half of ``forgetAllLocally()``.
-    public func stopJoiningAnyLoad() async {
-        await inFlight.detachAll()
+    /// The other half: requests from now on do not join a load already running in `scope`.
+    package func stopJoiningLoads(_ scope: InvalidationScope) async {
+        switch scope {
+        case .product(let id): await inFlight.detach(id)
+        case .everything: await inFlight.detachAll()
+        }
     }
 
     /// The circuit breaker of `upstream`'s calls.

@@ -51,7 +51,7 @@ struct InvalidationListenerTests {
             listener.handle(.disconnected(.connectionLost))
             // Whatever the events started has run.
             for _ in 0..<100 { await Task.yield() }
-            await app.service.stopJoiningAnyLoad()
+            await app.service.stopJoiningLoads(.everything)
             let reloaded = try await app.request("/products/p1")
             #expect(!reloaded.immediate, "the resubscription dropped L1")
             app.time.advance(by: Self.cap + .seconds(1))
@@ -64,7 +64,7 @@ struct InvalidationListenerTests {
             listener.handle(.subscribed(isResubscription: false))
             _ = try await app.request("/products/p1")
             _ = try await app.request("/products/p2")
-            listener.handle(.message(channel: "invalidations", payload: InvalidationMessage.product("p1").payload))
+            listener.handle(.message(channel: "invalidations", payload: InvalidationScope.product("p1").payload))
             #expect(!(try await app.request("/products/p1").immediate))
             #expect(try await app.request("/products/p2").immediate)
         }

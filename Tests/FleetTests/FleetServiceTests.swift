@@ -189,7 +189,7 @@ struct FleetServiceTests {
         async let old = first.detail(id: "p1")
         try await eventuallyHolds { catalog.heldCount == 1 }
         catalog.bumpVersion()
-        #expect(await second.invalidate(id: "p1") == .fleet(receivers: 0))
+        #expect(await second.invalidate(.product("p1")) == .fleet(receivers: 0))
         catalog.release()
         let overtaken = try await old
         #expect(overtaken.cache.shared?.stored == false)
@@ -230,7 +230,7 @@ struct FleetServiceTests {
         #expect(events.count("breaker open") == 1)
         #expect(await redis.sent.count == 3, "no Redis command while the breaker is open")
         #expect(catalog.calls("products") == 10)
-        #expect(await replica.invalidate(id: "p1") != .fleet(receivers: 0))
+        #expect(await replica.invalidate(.product("p1")) != .fleet(receivers: 0))
     }
 }
 

@@ -84,7 +84,7 @@ struct RedisPageStoreTests {
 
     @Test func aLoadOvertakenByAnInvalidationIsNotStored() async throws {
         let claim = try await claim("p1")
-        #expect(try await store.invalidate(id: "p1", deadline: Self.far) == 0)
+        #expect(try await store.invalidate(.product("p1"), deadline: Self.far) == 0)
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far) == false)
         // The product starts over under its new generation.
         let next = try await self.claim("p1")
@@ -95,7 +95,7 @@ struct RedisPageStoreTests {
         let first = try await claim("p1")
         #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
         let second = try await claim("p2")
-        #expect(try await store.invalidateAll(deadline: Self.far) == 0)
+        #expect(try await store.invalidate(.everything, deadline: Self.far) == 0)
         #expect(try await store.store(Self.page(), under: second, deadline: Self.far) == false)
         guard case .claimed = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("the page stored before DELETE /cache came back")
@@ -182,8 +182,8 @@ struct RedisPageStoreTests {
         RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
         try await subscriber.send(bytes)
         _ = try await subscriber.receiveSome()
-        #expect(try await store.invalidate(id: "p1", deadline: Self.far) == 1)
-        #expect(try await store.invalidateAll(deadline: Self.far) == 1)
+        #expect(try await store.invalidate(.product("p1"), deadline: Self.far) == 1)
+        #expect(try await store.invalidate(.everything, deadline: Self.far) == 1)
     }
 
     @Test func anErrorReplyIsAFailureNotAnAnswer() async throws {

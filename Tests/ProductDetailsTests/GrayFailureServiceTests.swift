@@ -61,7 +61,7 @@ struct GrayFailureServiceTests {
         await eventually { harness.time.scheduledCount == 1 }
         harness.time.advance(by: .milliseconds(100))
         _ = await answer.value
-        await harness.service.invalidate(id: "p1")
+        await harness.service.invalidate(.product("p1"))
         reviews.open()
         await eventually { harness.catalog.reviewPort.running == 0 }
         for _ in 0..<100 { await Task.yield() }

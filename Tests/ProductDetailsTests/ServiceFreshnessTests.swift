@@ -60,7 +60,7 @@ struct ServiceFreshnessTests {
         let harness = harness
         let waiting = Task { await harness.detail("p1") }
         await gate.waitForWaiters(1)
-        await harness.service.invalidate(id: "p1")
+        await harness.service.invalidate(.product("p1"))
         catalog.productPort.release()
         let answer = try #require(await waiting.value.answer)
         #expect(answer.document.body == ServiceHarness.expectedBody("p1"))
@@ -73,7 +73,7 @@ struct ServiceFreshnessTests {
         let harness = harness
         let before = Task { await harness.detail("p1") }
         await gate.waitForWaiters(1)
-        await harness.service.invalidate(id: "p1")
+        await harness.service.invalidate(.product("p1"))
         let after = Task { await harness.detail("p1") }
         await gate.waitForWaiters(2)
         #expect(catalog.productPort.callCount == 2)
@@ -89,7 +89,7 @@ struct ServiceFreshnessTests {
         let harness = harness
         let loading = Task { await harness.detail("b") }
         await gate.waitForWaiters(1)
-        await harness.service.invalidateAll()
+        await harness.service.invalidate(.everything)
         #expect(harness.service.cacheEntryCount == 0)
         catalog.productPort.release()
         #expect(await loading.value.answer?.document.status == 200)
@@ -100,7 +100,7 @@ struct ServiceFreshnessTests {
     @Test func invalidatingOneIDKeepsTheOthers() async {
         _ = await harness.detail("a")
         _ = await harness.detail("b")
-        await harness.service.invalidate(id: "a")
+        await harness.service.invalidate(.product("a"))
         #expect(await harness.detail("a").answer?.cache.result == .miss)
         #expect(await harness.detail("b").answer?.cache.result == .hit)
     }

@@ -17,8 +17,7 @@ struct SharedCacheBreakerTests {
             throw .timedOut
         }
         func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) { throw .timedOut }
-        func invalidate(id: String, deadline: Duration) async throws(SharedStoreFailure) -> Int { throw .timedOut }
-        func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int { throw .timedOut }
+        func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int { throw .timedOut }
     }
 
     static func cache(time: ManualTimeSource) -> SharedCache {

@@ -22,6 +22,7 @@ final class FleetMetrics: Sendable {
 
     init(registry: MetricsRegistry, log: FleetLog) {
         self.log = log
+        let scopes = [InvalidationScope.product(""), .everything].map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
             Dictionary(uniqueKeysWithValues: keys.map { key, value in
                 (key, registry.counter(name, help: help, labels: [(label, value)]))
@@ -35,8 +36,8 @@ final class FleetMetrics: Sendable {
         let outcomes = ["reply", "error_reply", "timeout", "failed", "cancelled"]
         commands = counters("redis_commands_total", "Redis commands by outcome (cancelled: the caller left, not Redis's doing).", "outcome", outcomes.map { ($0, $0) })
         commandDuration = registry.histogram("redis_command_duration_seconds", help: "Time from a Redis command reaching its connection to its reply or failure.", buckets: DefaultBuckets.latencySeconds)
-        published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", ["product", "all"].map { ($0, $0) })
-        received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", ["product", "all"].map { ($0, $0) })
+        published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", scopes)
+        received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", scopes)
         flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
         subscriberConnected = registry.gauge("redis_subscriber_connected", help: "1 while the invalidation subscription is active, 0 while invalidations may be missed.")
         reconnects = counters("redis_reconnects_total", "Redis connections lost (each is reopened), by connection.", "connection", ["command", "subscriber"].map { ($0, $0) })
@@ -51,8 +52,8 @@ final class FleetMetrics: Sendable {
         log.breaker(state)
     }
 
-    func published(_ message: InvalidationScope) { published[message.rawValue]?.increment() }
-    func received(_ message: InvalidationScope) { received[message.rawValue]?.increment() }
+    func published(_ scope: InvalidationScope) { published[scope.label]?.increment() }
+    func received(_ scope: InvalidationScope) { received[scope.label]?.increment() }
     func flushed(because reason: String) { flushes[reason]?.increment() }
     func subscription(active: Bool) { subscriberConnected.set(active ? 1 : 0) }
 
@@ -86,11 +87,6 @@ final class FleetMetrics: Sendable {
 }
 
 /// What an invalidation covered: a metrics label.
-enum InvalidationScope: String {
-    case product
-    case all
-}
-
 extension RedisConnectionRole {
     var metricsLabel: String {
         switch self {

@@ -23,31 +23,22 @@ struct InvalidationListener: Sendable {
             // Anything L1 holds may have missed an invalidation while nothing was subscribed, on
             // the first subscription too: pages stored before it were only capped, and would be
             // fresh for their whole TTL once the cap goes.
-            service.dropAllCachedCopies()
+            service.dropCachedCopies(.everything)
             service.capLocalFreshness(to: nil)
             metrics.subscription(active: true)
             if isResubscription {
                 metrics.flushed(because: "resubscribed")
                 log.subscription("redis subscription restored: local cache dropped, invalidations may have been missed")
             }
-            Task { await service.stopJoiningAnyLoad() }
+            Task { await service.stopJoiningLoads(.everything) }
         case .message(_, let payload):
-            guard let message = InvalidationMessage(payload: payload) else { return }
+            guard let scope = InvalidationScope(payload: payload) else { return }
+            service.dropCachedCopies(scope)
             // Counted once both halves are done.
-            switch message {
-            case .product(let id):
-                service.dropCachedCopy(id: id)
-                Task {
-                    await service.stopJoiningLoads(id: id)
-                    metrics.received(.product)
-                }
-            case .everything:
-                service.dropAllCachedCopies()
-                Task {
-                    await service.stopJoiningAnyLoad()
-                    metrics.received(.all)
-                    metrics.flushed(because: "invalidated")
-                }
+            Task {
+                await service.stopJoiningLoads(scope)
+                metrics.received(scope)
+                if scope == .everything { metrics.flushed(because: "invalidated") }
             }
         case .disconnected:
             metrics.subscription(active: false)

@@ -75,9 +75,9 @@ public final class SharedCache: Sendable {
     }
 
     /// Receivers of the invalidation, or why it could not be sent.
-    func invalidate(id: String?) async -> Result<Int, SharedStoreFailure> {
+    func invalidate(_ scope: InvalidationScope) async -> Result<Int, SharedStoreFailure> {
         let result = await guarded({ deadline async throws(SharedStoreFailure) in
-            if let id { try await store.invalidate(id: id, deadline: deadline) } else { try await store.invalidateAll(deadline: deadline) }
+            try await store.invalidate(scope, deadline: deadline)
         }, deadline: deadline())
         return result ?? .failure(.unavailable("The shared cache is not being asked: its circuit breaker is open after repeated failures."))
     }

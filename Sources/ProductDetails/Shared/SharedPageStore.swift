@@ -23,12 +23,9 @@ public protocol SharedPageStore: Sendable {
     /// Gives the lease up without storing (the load failed), so a waiter may take over at once.
     func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure)
 
-    /// Makes every replica forget `id`: pages stored before are unreachable from now on, and the
-    /// replicas are told. Returns how many replicas received the message.
-    func invalidate(id: String, deadline: Duration) async throws(SharedStoreFailure) -> Int
-
-    /// ``invalidate(id:deadline:)`` for every product.
-    func invalidateAll(deadline: Duration) async throws(SharedStoreFailure) -> Int
+    /// Makes every replica forget what `scope` reaches: pages stored before are unreachable from
+    /// now on, and the replicas are told. Returns how many replicas received the message.
+    func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int
 }
 
 extension SharedPageStore {

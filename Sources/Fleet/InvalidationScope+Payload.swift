@@ -1,9 +1,8 @@
-/// What is published on the invalidation channel: one product, or everything.
-public enum InvalidationMessage: Sendable, Equatable {
-    case product(String)
-    case everything
+import ProductDetails
 
-    public var payload: [UInt8] {
+extension InvalidationScope {
+    /// How the scope is published on the invalidation channel: `p:<id>` or `*`.
+    package var payload: [UInt8] {
         switch self {
         case .product(let id): Array(("p:" + id).utf8)
         case .everything: Array("*".utf8)
@@ -11,7 +10,7 @@ public enum InvalidationMessage: Sendable, Equatable {
     }
 
     /// `nil` for a payload this version does not know (a newer release's message): ignored.
-    public init?(payload: [UInt8]) {
+    package init?(payload: [UInt8]) {
         if payload == Array("*".utf8) {
             self = .everything
         } else if payload.starts(with: Array("p:".utf8)), let id = String(validating: payload.dropFirst(2), as: UTF8.self), !id.isEmpty {
