@@ -170,6 +170,28 @@ struct SharedFleetRuleTests {
             "The shared cache is not being asked: its circuit breaker is open after repeated failures.")))
     }
 
+    /// Redis time is one budget for the whole miss: a slow store (100 ms a look, of 250) lets
+    /// a waiter look three times, then it loads alone; the pauses between looks are not charged.
+    @Test func aWaiterWhoseLooksSpentTheBudgetLoadsAlone() async throws {
+        let fleet = SharedFleet(shared: SharedCacheSettings(timeout: .milliseconds(250)))
+        guard case .claimed = try await fleet.store.read(id: "p1", deadline: .seconds(1)) else {
+            Issue.record("the other holder did not get the lease")
+            return
+        }
+        let time = fleet.time
+        fleet.store.afterEachCall { time.advance(by: .milliseconds(100)) }
+        let finished = Finished()
+        let waiting = fleet.start(fleet.replica(), "p1", finished: finished)
+        await fleet.drive(until: { finished.value == 1 })
+        let answer = try await waiting.value
+        #expect(answer.document.status == 200)
+        #expect(answer.cache.shared == SharedCacheStatus(result: .bypass, collapsed: true))
+        #expect(fleet.events.count("read miss") == 3, "\(fleet.events.all)")
+        #expect(fleet.events.count("lease waited") == 1)
+        #expect(fleet.catalog.productPort.callCount == 1)
+        #expect(fleet.store.isLeased("p1"), "the other holder's lease was not taken")
+    }
+
     /// A read that times out costs the miss its Redis budget once, then it loads alone.
     @Test func aReadThatTimesOutLoadsAlone() async throws {
         let fleet = SharedFleet()

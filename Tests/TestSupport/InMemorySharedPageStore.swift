@@ -33,6 +33,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
         var failure: SharedStoreFailure?
         var renewalFailures: [SharedStoreFailure] = []
         var renewals = 0
+        var afterEachCall: (@Sendable () -> Void)?
         var calls = 0
         var receivers = 0
         var invalidated: [String?] = []
@@ -83,6 +84,12 @@ package final class InMemorySharedPageStore: SharedPageStore {
     /// How many renewals were asked for, failed ones included.
     package var renewals: Int {
         state.withLock { $0.renewals }
+    }
+
+    /// Runs `hook` once each later call is answered, before its caller resumes: a test moves
+    /// time there to make the store slow (the store itself answers at once, whatever the deadline).
+    package func afterEachCall(_ hook: @escaping @Sendable () -> Void) {
+        state.withLock { $0.afterEachCall = hook }
     }
 
     /// How many calls reached the store.
@@ -195,11 +202,13 @@ package final class InMemorySharedPageStore: SharedPageStore {
 
     /// One call, as one atomic step (a script in Redis), or the failure set.
     private func answer<T: Sendable>(_ step: (inout State) -> T) throws(SharedStoreFailure) -> T {
-        let result: Result<T, SharedStoreFailure> = state.withLock { state in
+        let (result, hook) = state.withLock { state -> (Result<T, SharedStoreFailure>, (@Sendable () -> Void)?) in
             state.calls += 1
-            if let failure = state.failure { return .failure(failure) }
-            return .success(step(&state))
+            if let failure = state.failure { return (.failure(failure), state.afterEachCall) }
+            return (.success(step(&state)), state.afterEachCall)
         }
+        // Outside the lock: moving a manual clock resumes sleepers, which may call the store.
+        hook?()
         return try result.get()
     }
 }
