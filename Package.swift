@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),

@@ -8,75 +8,50 @@ enum SharedPhase: Sendable {
 
 extension ProductDetailsService {
     /// Looks in the shared cache before a load goes upstream, inside the in-flight load, so a
-    /// replica asks once per product however many of its clients wait.
-    ///
-    /// The page is there: it fills L1 and answers. It is not: whoever takes the lease loads, the
-    /// others look again with growing pauses until the page appears or the lease lapses (then one
-    /// of them takes it over). Every command draws on one Redis budget for the whole miss
-    /// (``SharedTimeBudget``); the wait itself is bounded by the load's `deadline`: a wait that
-    /// reaches it fails the load (`504`, or stale-if-error) rather than going upstream on a
-    /// deadline of its own, which would double the request's time. A failure, the breaker, or a
-    /// spent budget sends the load upstream at once, as on a single node.
+    /// replica asks once per product however many of its clients wait. The rules are
+    /// ``SharedLookupMachine``'s; this does what it says, on the service's time line.
     func sharedPhase(_ context: LoadContext, shared: SharedCache) async throws -> SharedPhase {
         let id = context.id
-        var budget = SharedTimeBudget(shared.settings.timeout)
-        var waited = false
-        var pause = shared.settings.pollInitial
+        var machine = SharedLookupMachine(settings: shared.settings, deadline: context.deadline)
+        var action = machine.start(now: time.now)
         while true {
-            let asked = time.now
-            guard let deadline = budget.deadline(now: asked), let read = await shared.read(id: id, deadline: deadline) else {
-                return .load(claim: nil, status: SharedCacheStatus(result: .bypass, collapsed: waited))
-            }
-            budget.charge(from: asked, to: time.now)
-            switch read {
-            case .claimed(let claim):
-                events.lease(waited ? .takenOver : .won)
-                return .load(claim: claim, status: SharedCacheStatus(result: .miss, collapsed: waited))
-            case .page(let page, let age, let generation):
-                keepLocally(page, age: age, id: id, token: context.token)
-                switch page.standing(age: age) {
-                case .fresh(let document, let remaining):
-                    let status = SharedCacheStatus(result: .hit, ttlRemaining: remaining, collapsed: waited)
-                    return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
-                case .stale(let document, let staleness, let revalidate, _):
-                    var claim: SharedClaim?
-                    let claimed = time.now
-                    if let deadline = budget.deadline(now: claimed) {
-                        claim = await shared.claim(id: id, generation: generation, deadline: deadline)
-                        budget.charge(from: claimed, to: time.now)
-                    }
-                    if claim != nil { events.lease(waited ? .takenOver : .won) }
-                    let refreshing = SharedCacheStatus(result: .miss, ttlRemaining: .zero - staleness, collapsed: waited)
-                    if revalidate {
-                        if let claim {
-                            // As with a stale L1 page: served now, refreshed without waiters, on
-                            // a deadline of its own.
-                            let refresh = LoadContext(
-                                id: id, requestID: context.requestID, trace: context.trace, token: context.token,
-                                deadline: time.now + settings.requestDeadline, executor: context.executor)
-                            Task(executorPreference: context.executor) {
-                                _ = try? await self.loadForTheFleet(refresh, claim: claim, shared: shared, status: refreshing)
-                            }
-                        }
-                        let status = SharedCacheStatus(result: .stale, ttlRemaining: .zero - staleness, collapsed: waited)
-                        return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
-                    }
-                    if let claim {
-                        return .load(claim: claim, status: refreshing)
-                    }
-                case .miss:
-                    break
+            switch action {
+            case .read(let deadline):
+                if let read = await shared.read(id: id, deadline: deadline) {
+                    let answered = time.now
+                    if case .page(let page, let age, _) = read { keepLocally(page, age: age, id: id, token: context.token) }
+                    action = machine.readAnswered(read, now: answered)
+                } else {
+                    action = machine.readFailed(now: time.now)
                 }
-            case .loadingElsewhere:
-                break
+            case .claim(let generation, let deadline):
+                let claim = await shared.claim(id: id, generation: generation, deadline: deadline)
+                action = machine.claimAnswered(claim, now: time.now)
+            case .pause(let pause, let lease):
+                if let lease { events.lease(lease) }
+                try await time.sleep(for: pause)
+                action = machine.pauseEnded(now: time.now)
+            case .answerFresh(let document, let remaining, let status):
+                return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
+            case .answerStale(let document, let staleness, let status, let refresh, let refreshStatus, let lease):
+                if let lease { events.lease(lease) }
+                if let refresh {
+                    // As with a stale L1 page: refreshed without waiters, on a deadline of its own.
+                    let context = LoadContext(
+                        id: id, requestID: context.requestID, trace: context.trace, token: context.token,
+                        deadline: time.now + settings.requestDeadline, executor: context.executor)
+                    Task(executorPreference: context.executor) {
+                        _ = try? await self.loadForTheFleet(context, claim: refresh, shared: shared, status: refreshStatus)
+                    }
+                }
+                return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
+            case .load(let claim, let status, let lease):
+                if let lease { events.lease(lease) }
+                return .load(claim: claim, status: status)
+            case .giveUp(let lease):
+                if let lease { events.lease(lease) }
+                throw ProductDetailsError.fleetLoadTimedOut
             }
-            if !waited {
-                waited = true
-                events.lease(.waited)
-            }
-            guard time.now + pause < context.deadline else { throw ProductDetailsError.fleetLoadTimedOut }
-            try await time.sleep(for: pause)
-            pause = min(pause * 2, shared.settings.pollMax)
         }
     }
 

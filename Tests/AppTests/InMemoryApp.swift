@@ -5,6 +5,7 @@ import HTTPServer
 import ProductDetails
 import Testing
 import Timekeeping
+import TestSupport
 
 /// The service's routes answered in memory: a request goes through the front handler and its
 /// route as the server would pass it (parsed from its bytes, answered now or after waiting, then
@@ -16,6 +17,8 @@ struct InMemoryApp {
     let service: ProductDetailsService
     let front: FrontHandler
     let loop: EventLoop
+    /// Fleet mode: the shared cache, in memory; `nil` on a single node.
+    let sharedStore: InMemorySharedPageStore?
     /// The log lines, complete once `flush` returned.
     let log = LogLines()
     private let writer: LogWriter
@@ -44,25 +47,39 @@ struct InMemoryApp {
         }
     }
 
-    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?) {
+    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, fleet: Bool) {
         loop = group.loops[0]
         upstream = InMemoryUpstream(time: time)
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
         let logger = Logger(minimum: .info, writer: writer)
-        service = ProductDetailsService(
-            products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, random: { $0.lowerBound })
+        sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
+        service = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
             time: time)
     }
 
-    /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off.
+    private static func replica(
+        upstream: InMemoryUpstream, settings: ServiceSettings, time: ManualTimeSource, store: InMemorySharedPageStore?
+    ) -> ProductDetailsService {
+        ProductDetailsService(
+            products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time,
+            shared: store.map { SharedCache(store: $0, time: time) }, random: { $0.lowerBound })
+    }
+
+    /// Another replica of this app's fleet: its own L1, the app's upstream, shared cache and time.
+    func otherReplica(settings: ServiceSettings = ServiceSettings()) -> ProductDetailsService {
+        Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
+    }
+
+    /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off; `fleet` gives
+    /// it an in-memory shared cache (``sharedStore``).
     static func with(
-        settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken,
+        settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken, fleet: Bool = false,
         _ body: (InMemoryApp) async throws -> Void
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
-        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken)
+        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken, fleet: fleet)
         let outcome: Result<Void, any Error>
         do {
             try await body(app)

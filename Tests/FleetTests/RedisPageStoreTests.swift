@@ -134,6 +134,20 @@ struct RedisPageStoreTests {
         #expect(page.document.body == Array("current".utf8))
     }
 
+    /// A holder that died renews nothing: its lease carries the lease duration as its expiry,
+    /// and once that lapses the next read takes the lease over.
+    @Test func aLapsedLeaseIsTakenOverByTheNextRead() async throws {
+        let dead = try await claim("p1")
+        let lease = keys.lease(of: "p1", at: dead.generation)
+        let remaining = try await raw("PTTL", .string(lease)).integer ?? 0
+        #expect(remaining > 590_000 && remaining <= 600_000, "the lease expires with the lease duration: \(remaining) ms")
+        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        // Lapsed now, rather than after a wait a loaded host would make unreliable.
+        #expect(try await raw("PEXPIRE", .string(lease), 0) == .integer(1))
+        let next = try await claim("p1")
+        #expect(next.generation == dead.generation && next.token != dead.token)
+    }
+
     @Test func releasingLetsTheNextReaderLoadAtOnce() async throws {
         let first = try await claim("p1")
         try await store.release(first, deadline: Self.far)

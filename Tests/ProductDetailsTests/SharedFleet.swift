@@ -1,0 +1,58 @@
+import Locking
+@testable import ProductDetails
+import Testing
+import Timekeeping
+import class TestSupport.InMemorySharedPageStore
+
+/// Replicas of a fleet in one process: services sharing one in-memory page store, one fake
+/// catalogue and one hand-moved time line, each with its own L1.
+struct SharedFleet {
+    let time = ManualTimeSource()
+    let catalog = FakeCatalog()
+    let events = RecordingEvents()
+    let store: InMemorySharedPageStore
+    let shared: SharedCacheSettings
+    private let settings: ServiceSettings
+
+    init(shared: SharedCacheSettings = SharedCacheSettings(), service: ServiceSettings = ServiceSettings()) {
+        self.shared = shared
+        var settings = service
+        // Hedges would park on the clock beside the loads the tests step.
+        settings.hedging = nil
+        self.settings = settings
+        store = InMemorySharedPageStore(time: time, leaseDuration: shared.leaseDuration)
+    }
+
+    /// A new replica: its own L1 and breaker, the fleet's store.
+    func replica(requestDeadline: Duration? = nil) -> ProductDetailsService {
+        var settings = self.settings
+        if let requestDeadline { settings.requestDeadline = requestDeadline }
+        return ProductDetailsService(
+            products: catalog, reviews: catalog, suggestions: catalog, settings: settings, time: time, events: events,
+            shared: SharedCache(store: store, settings: shared, time: time, events: events), random: { $0.lowerBound })
+    }
+
+    /// The product's name from now on, as an edit upstream would change it.
+    func rename(to name: String) {
+        catalog.productPort.respond { id, _ in .success(Product(id: id, name: name, priceInCents: 1999, currency: "EUR")) }
+    }
+
+    /// Moves time on by `step` whenever a task sleeps on it (pauses between looks, renewals),
+    /// until `condition` holds.
+    func drive(until condition: @Sendable () -> Bool, step: Duration = .milliseconds(1), sourceLocation: SourceLocation = #_sourceLocation) async {
+        for _ in 0..<1_000_000 {
+            if condition() { return }
+            if time.sleeperCount > 0 { time.advance(by: step) }
+            await Task.yield()
+        }
+        Issue.record("the condition never held", sourceLocation: sourceLocation)
+    }
+
+    /// Runs `detail` in a task that counts itself into `finished` when done.
+    func start(_ replica: ProductDetailsService, _ id: String, noCache: Bool = false, finished: Finished) -> Task<DetailAnswer, any Error> {
+        Task {
+            defer { finished.add() }
+            return try await replica.detail(id: id, noCache: noCache, requestID: "req-\(id)")
+        }
+    }
+}
