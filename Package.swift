@@ -15,10 +15,10 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
-// Redis is the one Redis client: RESP, EventLoop, Timekeeping → Redis → Fleet, App. Its
+// Redis is the one Redis client: RESP, EventLoop, Timekeeping → Redis → RedisSharedCache, App. Its
 // connection state machines are pure (no sockets, no clocks), each beside the shell that drives
 // it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
-// Fleet (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
+// RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
 // tests fake; App wires them.
 let package = Package(
@@ -47,9 +47,9 @@ let package = Package(
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["JSON", "Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking"]),
-        .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
+        .target(name: "RedisSharedCache", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RESP"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
+        .testTarget(name: "RedisSharedCacheTests", dependencies: ["RedisSharedCache", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),

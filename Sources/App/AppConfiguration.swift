@@ -67,7 +67,7 @@ public struct AppConfiguration: Sendable {
             "log lines held while standard output is slow; when full, request lines are dropped first (counted)")
         try readUpstreams(&reader, into: &config)
         try readSemantics(&reader, into: &config)
-        try readFleet(&reader, into: &config)
+        try readSharedCache(&reader, into: &config)
         config.settings = reader.described
         config.effective = reader.described.map { setting in
             let value = environment[setting.name] ?? setting.defaultValue
@@ -154,7 +154,7 @@ public struct AppConfiguration: Sendable {
         service.hedging = hedging ? HedgePolicy(minimumDelay: .milliseconds(minimumDelay), maximumDelay: .milliseconds(maximumDelay)) : nil
     }
 
-    private static func readFleet(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
+    private static func readSharedCache(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
         if let text = reader.optionalString("REDIS_URL", "redis://[[user]:password@]host[:port][/db] shared by the replicas of a fleet (no TLS); unset runs a single node", secret: true) {
             do {
                 config.redisURL = try RedisURL(parsing: text)

@@ -107,8 +107,8 @@ public final class Application: Sendable {
         let time = LoopTimeSource(fallbackLoop: group.loops[0])
         let client = HTTPClient(group: group, configuration: configuration.client, time: time)
         let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let fleetLog = configuration.redisURL.map { _ in FleetLog(logger: logger, time: time) }
-        let metrics = ServiceMetrics(group: group, fleetLog: fleetLog)
+        let sharedCacheLog = configuration.redisURL.map { _ in SharedCacheLog(logger: logger, time: time) }
+        let metrics = ServiceMetrics(group: group, sharedCacheLog: sharedCacheLog)
         let events = ServiceEventFanOut(
             metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time),
             breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
@@ -117,10 +117,10 @@ public final class Application: Sendable {
         // The Redis client shares the time line: the shared cache's deadlines are computed by the
         // domain and enforced by the client.
         var fleet: FleetRuntime?
-        if let url = configuration.redisURL, let fleetLog, let fleetMetrics = metrics.fleet {
+        if let url = configuration.redisURL, let sharedCacheLog, let sharedCacheMetrics = metrics.sharedCache {
             fleet = FleetRuntime(
                 url: url, keyPrefix: configuration.redisKeyPrefix, settings: configuration.sharedCache,
-                service: configuration.service, group: group, time: time, events: events, metrics: fleetMetrics, log: fleetLog)
+                service: configuration.service, group: group, time: time, events: events, metrics: sharedCacheMetrics, log: sharedCacheLog)
         }
         let service = ProductDetailsService(
             products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,

@@ -23,14 +23,14 @@ final class ServiceMetrics: ServiceEvents {
     private let breakerTransitions: [UpstreamStateKey: Counter]
     private let hedges: [HedgeResult: Counter]
     private let omissions: [OmissionKey: Counter]
-    /// The fleet's series, in fleet mode.
-    let fleet: FleetMetrics?
+    /// The shared cache's series, in fleet mode.
+    let sharedCache: SharedCacheMetrics?
 
-    init(group: EventLoopGroup, fleetLog: FleetLog? = nil) {
-        if let fleetLog {
-            fleet = FleetMetrics(registry: registry, log: fleetLog)
+    init(group: EventLoopGroup, sharedCacheLog: SharedCacheLog? = nil) {
+        if let sharedCacheLog {
+            sharedCache = SharedCacheMetrics(registry: registry, log: sharedCacheLog)
         } else {
-            fleet = nil
+            sharedCache = nil
         }
         requestSeries = LoopLocal(group: group)
         var cacheResults: [CacheResult: Counter] = [:]
@@ -183,9 +183,9 @@ final class ServiceMetrics: ServiceEvents {
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
 
-    func sharedRead(_ result: SharedReadResult) { fleet?.sharedRead(result) }
-    func lease(_ result: LeaseResult) { fleet?.lease(result) }
-    func sharedBreaker(_ state: CircuitBreaker.State) { fleet?.breaker(state) }
+    func sharedRead(_ result: SharedReadResult) { sharedCache?.sharedRead(result) }
+    func lease(_ result: LeaseResult) { sharedCache?.lease(result) }
+    func sharedBreaker(_ state: CircuitBreaker.State) { sharedCache?.breaker(state) }
 
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {
         breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)]?.increment()

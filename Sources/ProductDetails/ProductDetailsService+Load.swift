@@ -90,7 +90,7 @@ extension ProductDetailsService {
             loaded.shared = status
             return loaded
         case .load(let claim?, let status):
-            return try await loadForTheFleet(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
+            return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
         }
     }
 
@@ -100,7 +100,7 @@ extension ProductDetailsService {
     /// A page answered before a late optional part is stored at once and the lease kept (still
     /// renewed) until that part arrives: then the completed page is stored and the lease goes,
     /// so the fleet gets the complete page from this one load, as this replica does.
-    func loadForTheFleet(
+    func loadUnderLease(
         _ context: LoadContext, claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus, answerEarly: AnswerEarly? = nil
     ) async throws -> LoadedDocument {
         var status = status

@@ -24,7 +24,7 @@ public final class ProductDetailsService: Sendable {
     let productRetrier: Retrier
     let reviewRetrier: Retrier
     let suggestionRetrier: Retrier
-    /// The cache the fleet shares (L2); `nil` on a single node.
+    /// The cache the fleet shares; `nil` on a single node.
     public let shared: SharedCache?
 
     /// - Parameters:

@@ -1,5 +1,5 @@
 @testable import App
-import Fleet
+import RedisSharedCache
 import Metrics
 import ProductDetails
 import Redis
@@ -18,9 +18,9 @@ struct InvalidationListenerTests {
             let lines = LogLines()
             let writer = LogWriter(capacity: 1 << 16, destination: lines.destination)
             defer { _ = writer.close(within: .seconds(1)) }
-            let log = FleetLog(logger: Logger(minimum: .info, writer: writer), time: app.time)
+            let log = SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: app.time)
             let listener = InvalidationListener(
-                service: app.service, metrics: FleetMetrics(registry: MetricsRegistry(), log: log), log: log,
+                service: app.service, metrics: SharedCacheMetrics(registry: MetricsRegistry(), log: log), log: log,
                 disconnectedFreshness: cap)
             app.service.capLocalFreshness(to: cap)
             try await body(app, listener)

@@ -2,7 +2,7 @@ import Locking
 import ProductDetails
 import Timekeeping
 
-/// The shared cache of a fleet in memory, with the rules the Redis scripts (`FleetScripts`) keep:
+/// The shared cache of a fleet in memory, with the rules the Redis scripts (`SharedCacheScripts`) keep:
 /// pages and leases under the epoch and the product's generation tokens, pages aged and leases
 /// lapsing on the injected time line (a `ManualTimeSource` in tests), a store refused unless its
 /// claim still holds the lease at the current tokens, invalidations that replace a token and

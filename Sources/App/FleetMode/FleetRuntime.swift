@@ -1,5 +1,5 @@
 import EventLoop
-import Fleet
+import RedisSharedCache
 import ProductDetails
 import Redis
 import Locking
@@ -14,21 +14,21 @@ import Timekeeping
 /// (``InvalidationListener``).
 final class FleetRuntime: Sendable {
     let url: RedisURL
-    let keys: FleetKeys
+    let keys: SharedCacheKeys
     let client: RedisClient
     let shared: SharedCache
     private let settings: SharedCacheSettings
-    private let metrics: FleetMetrics
-    private let log: FleetLog
+    private let metrics: SharedCacheMetrics
+    private let log: SharedCacheLog
     /// Set once the service exists (it needs `shared` first); read by subscription events.
     private let subscription: SubscriptionBox
 
     init(
         url: RedisURL, keyPrefix: String, settings: SharedCacheSettings, service serviceSettings: ServiceSettings,
-        group: EventLoopGroup, time: any TimeSource, events: ServiceEvents, metrics: FleetMetrics, log: FleetLog
+        group: EventLoopGroup, time: any TimeSource, events: ServiceEvents, metrics: SharedCacheMetrics, log: SharedCacheLog
     ) {
         self.url = url
-        self.keys = FleetKeys(prefix: keyPrefix)
+        self.keys = SharedCacheKeys(prefix: keyPrefix)
         self.settings = settings
         self.metrics = metrics
         self.log = log

@@ -1,4 +1,4 @@
-import Fleet
+import RedisSharedCache
 import ProductDetails
 import Redis
 
@@ -12,8 +12,8 @@ import Redis
 /// shares a load, and the dropped copies already keep loads begun before from being stored.
 struct InvalidationListener: Sendable {
     let service: ProductDetailsService
-    let metrics: FleetMetrics
-    let log: FleetLog
+    let metrics: SharedCacheMetrics
+    let log: SharedCacheLog
     /// L1's freshness while invalidations may be missed (`REDIS_DISCONNECTED_FRESHNESS_MS`).
     let disconnectedFreshness: Duration
 

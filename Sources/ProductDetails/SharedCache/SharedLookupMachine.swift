@@ -33,7 +33,7 @@ struct SharedLookupMachine {
         /// Load from the upstreams: for the fleet under `claim`, or for this replica alone without one.
         case load(claim: SharedClaim?, status: SharedCacheStatus, lease: LeaseResult?)
         /// The wait would outlast the load's deadline: the load fails with
-        /// ``ProductDetailsError/fleetLoadTimedOut``.
+        /// ``ProductDetailsError/sharedLoadTimedOut``.
         case giveUp(lease: LeaseResult?)
     }
 

@@ -5,7 +5,7 @@ import Redis
 ///
 /// Keys other than the epoch and generation are built inside the scripts from the tokens just
 /// read (a standalone Redis allows that; Redis Cluster is not supported).
-enum FleetScripts {
+enum SharedCacheScripts {
     /// KEYS: epoch, generation. ARGV: prefix, id, epoch if none, generation if none, lease token,
     /// lease ms, generation lifetime ms. Returns `{1, epoch, gen, page, pttl}` for a page,
     /// `{2, epoch, gen}` when the lease was taken, `{3, epoch, gen}` when another holds it.

@@ -41,7 +41,7 @@ extension ProductDetailsService {
                         id: id, requestID: context.requestID, trace: context.trace, token: context.token,
                         deadline: time.now + settings.requestDeadline, executor: context.executor)
                     Task(executorPreference: context.executor) {
-                        _ = try? await self.loadForTheFleet(context, claim: refresh, shared: shared, status: refreshStatus)
+                        _ = try? await self.loadUnderLease(context, claim: refresh, shared: shared, status: refreshStatus)
                     }
                 }
                 return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
@@ -50,7 +50,7 @@ extension ProductDetailsService {
                 return .load(claim: claim, status: status)
             case .giveUp(let lease):
                 if let lease { events.lease(lease) }
-                throw ProductDetailsError.fleetLoadTimedOut
+                throw ProductDetailsError.sharedLoadTimedOut
             }
         }
     }

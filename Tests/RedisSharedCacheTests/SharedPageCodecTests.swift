@@ -1,4 +1,4 @@
-@testable import Fleet
+@testable import RedisSharedCache
 import ProductDetails
 import Testing
 

@@ -1,4 +1,4 @@
-import Fleet
+import RedisSharedCache
 import Locking
 import ProductDetails
 import Testing
@@ -8,13 +8,13 @@ import TestSupport
 /// A replica on a real `redis-server` that goes away: what the wire shows and an in-memory store
 /// cannot (a refused connection through the real client). The fleet's rules (the herd, the
 /// takeover, the waiter's deadline, the stale refresh, `no-cache`, overtaken loads) are tested on
-/// an in-memory store in `ProductDetailsTests` (`SharedFleetRuleTests`).
-@Suite("Fleet of services on one Redis", .timeLimit(.minutes(1)))
-struct FleetServiceTests {
+/// an in-memory store in `ProductDetailsTests` (`SharedCacheRuleTests`).
+@Suite("Services sharing a cache on one Redis", .timeLimit(.minutes(1)))
+struct ServiceOnRedisTests {
     let server: RedisServer
     let catalog = CountingCatalog()
     let events = FleetEventLog()
-    let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
+    let keys = SharedCacheKeys(prefix: "pd:\(RandomPrefix.next()):")
 
     init() async throws {
         server = try await RedisServer.started()
@@ -49,7 +49,7 @@ struct FleetServiceTests {
     }
 }
 
-/// Fleet events as lines, counted by tests.
+/// Service events as lines, counted by tests.
 final class FleetEventLog: ServiceEvents {
     private let lines = Locked<[String]>([])
 

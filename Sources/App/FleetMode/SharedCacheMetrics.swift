@@ -2,10 +2,10 @@ import Metrics
 import ProductDetails
 import Redis
 
-/// The fleet's series: shared-cache reads, leases, the breaker, Redis commands and connections,
+/// The shared cache's series: its reads, leases, the breaker, Redis commands and connections,
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's
 /// `/metrics` is unchanged. Every series is made once, here: the hot paths only increment.
-final class FleetMetrics: Sendable {
+final class SharedCacheMetrics: Sendable {
     private let reads: [SharedReadResult: Counter]
     private let leases: [LeaseResult: Counter]
     private let breakerTransitions: [String: Counter]
@@ -18,9 +18,9 @@ final class FleetMetrics: Sendable {
     private let subscriberConnected: Gauge
     private let reconnects: [String: Counter]
     /// Where connection changes are also logged.
-    private let log: FleetLog
+    private let log: SharedCacheLog
 
-    init(registry: MetricsRegistry, log: FleetLog) {
+    init(registry: MetricsRegistry, log: SharedCacheLog) {
         self.log = log
         let scopes = [InvalidationScope.product(""), .everything].map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
@@ -29,7 +29,7 @@ final class FleetMetrics: Sendable {
             })
         }
         reads = counters("l2_reads_total", "Reads of the shared cache (Redis) by result.", "result", SharedReadResult.allCases.map { ($0, $0.rawValue) })
-        leases = counters("leases_total", "Fleet-wide loads this replica took part in: lease won, waited for another replica, or taken over after a lapse.", "result", LeaseResult.allCases.map { ($0, $0.rawValue) })
+        leases = counters("leases_total", "Loads shared through the cache's lease that this replica took part in: lease won, waited for another replica, or taken over after a lapse.", "result", LeaseResult.allCases.map { ($0, $0.rawValue) })
         let states = [CircuitBreaker.State.closed, .open, .halfOpen].map(\.label)
         breakerTransitions = counters("redis_breaker_transitions_total", "Changes of the Redis circuit breaker, by new state.", "to", states.map { ($0, $0) })
         breakerState = registry.gauge("redis_breaker_state", help: "The Redis circuit breaker: 0 closed, 1 open (Redis skipped), 2 half-open.")

@@ -1,4 +1,4 @@
-import Fleet
+import RedisSharedCache
 import Redis
 import RESP
 import TestSupport

@@ -2,10 +2,10 @@ import ProductDetails
 import Redis
 import Timekeeping
 
-/// The fleet's log lines: Redis connections and the breaker. Losing Redis is a warning (the
+/// The shared cache's log lines: Redis connections and the breaker. Losing Redis is a warning (the
 /// service still answers, as a single node); failed reconnect attempts repeat while Redis is down,
 /// so they are rate limited and say how many were held back.
-final class FleetLog: Sendable {
+final class SharedCacheLog: Sendable {
     private let logger: Logger
     private let time: any TimeSource
     private let attempts = LogRateLimiter(linesPerSecond: 1)

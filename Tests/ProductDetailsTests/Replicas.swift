@@ -6,7 +6,7 @@ import class TestSupport.InMemorySharedPageStore
 
 /// Replicas of a fleet in one process: services sharing one in-memory page store, one fake
 /// catalogue and one hand-moved time line, each with its own L1.
-struct SharedFleet {
+struct Replicas {
     let time = ManualTimeSource()
     let catalog = FakeCatalog()
     let events = RecordingEvents()

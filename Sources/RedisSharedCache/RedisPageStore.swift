@@ -6,13 +6,13 @@ import RESP
 /// (most of them one script, so each step is atomic for the whole fleet).
 public struct RedisPageStore: SharedPageStore {
     let redis: any RedisCommandRunner
-    public let keys: FleetKeys
+    public let keys: SharedCacheKeys
     /// How long an untouched generation token lives: longer than any page stored under it, so it
     /// expires only after its pages (a lost token only costs a reload: see ``SharedGeneration``).
     let generationLifetime: Duration
     let leaseDuration: Duration
 
-    package init(redis: any RedisCommandRunner, keys: FleetKeys, leaseDuration: Duration, generationLifetime: Duration) {
+    package init(redis: any RedisCommandRunner, keys: SharedCacheKeys, leaseDuration: Duration, generationLifetime: Duration) {
         self.redis = redis
         self.keys = keys
         self.leaseDuration = leaseDuration
@@ -22,7 +22,7 @@ public struct RedisPageStore: SharedPageStore {
     public func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
         let token = RandomToken.make()
         let reply = try await run(.script(
-            FleetScripts.read,
+            SharedCacheScripts.read,
             keys: [.string(keys.epoch), .string(keys.generation(of: id))],
             arguments: [
                 .string(keys.prefix), .string(id), .string(RandomToken.make()), .string(RandomToken.make()),
@@ -66,7 +66,7 @@ public struct RedisPageStore: SharedPageStore {
 
     public func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let reply = try await run(.script(
-            FleetScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
+            SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token), .integer(SharedPageCodec.milliseconds(leaseDuration))]
         ), deadline: deadline)
         guard let renewed = reply.integer else { throw unexpected(reply) }
@@ -78,7 +78,7 @@ public struct RedisPageStore: SharedPageStore {
     ) async throws(SharedStoreFailure) -> Bool {
         let at = claim.generation
         let reply = try await run(.script(
-            FleetScripts.store,
+            SharedCacheScripts.store,
             keys: [
                 .string(keys.epoch), .string(keys.generation(of: claim.id)),
                 .string(keys.lease(of: claim.id, at: at)), .string(keys.page(of: claim.id, at: at)),
@@ -95,7 +95,7 @@ public struct RedisPageStore: SharedPageStore {
 
     public func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
         let reply = try await run(.script(
-            FleetScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
+            SharedCacheScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token)]
         ), deadline: deadline)
         guard reply.integer != nil else { throw unexpected(reply) }
@@ -114,7 +114,7 @@ public struct RedisPageStore: SharedPageStore {
     /// Gives `key` a new random token and publishes `message`; returns its receivers.
     private func replace(_ key: String, lifetime: Duration, announcing message: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
         let reply = try await run(.script(
-            FleetScripts.invalidate, keys: [.string(key)],
+            SharedCacheScripts.invalidate, keys: [.string(key)],
             arguments: [
                 .string(RandomToken.make()), .integer(SharedPageCodec.milliseconds(lifetime)),
                 .string(keys.invalidationChannel), .bytes(message.payload),

@@ -6,7 +6,7 @@ import ProductDetails
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
 /// foreign value. Pages and leases carry the epoch and the product's generation in their keys,
 /// so invalidating is changing a token, never scanning or deleting.
-public struct FleetKeys: Sendable, Equatable {
+public struct SharedCacheKeys: Sendable, Equatable {
     public let prefix: String
 
     public init(prefix: String) {

@@ -1,5 +1,5 @@
-/// The cache the replicas of a fleet share (L2), as the domain needs it: pages, load leases and
-/// fleet-wide invalidation. The Redis implementation lives in the `Fleet` module; the domain only
+/// The cache the replicas of a fleet share, as the domain needs it: pages, load leases and
+/// fleet-wide invalidation. The Redis implementation lives in the `RedisSharedCache` module; the domain only
 /// sees this port, so its rules are tested without a server.
 ///
 /// Every call is bounded by `deadline` (on the service's time line) and either answers or throws

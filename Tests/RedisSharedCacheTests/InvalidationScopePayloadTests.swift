@@ -1,4 +1,4 @@
-import Fleet
+import RedisSharedCache
 import ProductDetails
 import Testing
 

@@ -5,11 +5,11 @@ import Timekeeping
 /// The fleet's rules with replicas on one in-memory shared store, time moved by hand: one load
 /// per product for the whole fleet, a dead holder taken over, the waiter's deadline, the stale
 /// refresh, `no-cache`, loads an invalidation overtook, and the shared cache failing. What only a
-/// real Redis shows (scripts, keys, pub/sub, faults on the wire) is the live `FleetTests`'.
-@Suite("Fleet rules on an in-memory shared cache", .timeLimit(.minutes(1)))
-struct SharedFleetRuleTests {
+/// real Redis shows (scripts, keys, pub/sub, faults on the wire) is the live `RedisSharedCacheTests`'.
+@Suite("Shared-cache rules on an in-memory store", .timeLimit(.minutes(1)))
+struct SharedCacheRuleTests {
     @Test func aHerdOverThreeReplicasCostsOneCallPerRoute() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         let replicas = (0..<3).map { _ in fleet.replica() }
         let gate = fleet.catalog.productPort.hold()
         let finished = Finished()
@@ -36,7 +36,7 @@ struct SharedFleetRuleTests {
     }
 
     @Test func aSharedHitFillsL1AndTheNextAnswerDoesNotAskTheStore() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         let first = fleet.replica()
         let second = fleet.replica()
         _ = try await first.detail(id: "p1")
@@ -55,7 +55,7 @@ struct SharedFleetRuleTests {
 
     /// A holder that took the lease and died costs its waiters one lease, then one takes over.
     @Test func aDeadHolderCostsItsWaitersOneLapseThenOneTakesOver() async throws {
-        let fleet = SharedFleet(shared: SharedCacheSettings(leaseDuration: .seconds(1)))
+        let fleet = Replicas(shared: SharedCacheSettings(leaseDuration: .seconds(1)))
         guard case .claimed = try await fleet.store.read(id: "p1", deadline: .seconds(1)) else {
             Issue.record("the dead holder did not get the lease")
             return
@@ -75,7 +75,7 @@ struct SharedFleetRuleTests {
     /// Waiting for another replica's load spends the request's deadline: a waiter that gives up
     /// has none left to start a load of its own (which would double the request's time).
     @Test func aWaiterThatGivesUpDoesNotLoadOnANewDeadline() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         let gate = fleet.catalog.productPort.hold()
         let finished = Finished()
         let held = fleet.start(fleet.replica(), "p1", finished: finished)
@@ -85,7 +85,7 @@ struct SharedFleetRuleTests {
         // Either it gives up, or (the bug) it starts its own load, which the catalogue holds.
         await fleet.drive(until: { finished.value == 1 || fleet.catalog.productPort.callCount > 1 })
         #expect(fleet.time.now < fleet.shared.leaseDuration, "the holder's lease lapsed before the waiter gave up")
-        await #expect(throws: ProductDetailsError.fleetLoadTimedOut) { try await waiting.value }
+        await #expect(throws: ProductDetailsError.sharedLoadTimedOut) { try await waiting.value }
         #expect(fleet.catalog.productPort.callCount == 1, "the waiter went upstream too: \(fleet.events.all)")
         #expect(fleet.events.count("lease waited") == 1)
         fleet.catalog.productPort.release()
@@ -93,7 +93,7 @@ struct SharedFleetRuleTests {
     }
 
     @Test func aStaleSharedPageIsRefreshedOnceAndServedStaleMeanwhile() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         _ = try await fleet.replica().detail(id: "p1")
         // Past the 60 s TTL, inside the 30 s stale-while-revalidate window.
         fleet.time.advance(by: .seconds(70))
@@ -121,7 +121,7 @@ struct SharedFleetRuleTests {
     }
 
     @Test func aClientsNoCacheLoadsFromTheUpstreamsNotFromAnotherReplica() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         _ = try await fleet.replica().detail(id: "p1")
         fleet.rename(to: "edited")
         let calls = fleet.store.calls
@@ -135,7 +135,7 @@ struct SharedFleetRuleTests {
     /// An invalidation replaces the product's generation: a load that began before it holds a
     /// lease under the old one, and its store is refused.
     @Test func aLoadThatBeganBeforeAnInvalidationIsStoredNowhere() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         let first = fleet.replica()
         let second = fleet.replica()
         let gate = fleet.catalog.productPort.hold()
@@ -154,7 +154,7 @@ struct SharedFleetRuleTests {
     }
 
     @Test func withTheStoreFailingTheBreakerOpensAndPagesStillLoad() async throws {
-        let fleet = SharedFleet(shared: SharedCacheSettings(breakerFailures: 3))
+        let fleet = Replicas(shared: SharedCacheSettings(breakerFailures: 3))
         let replica = fleet.replica()
         fleet.store.fail(with: .unavailable("connection refused"))
         for index in 0..<10 {
@@ -173,7 +173,7 @@ struct SharedFleetRuleTests {
     /// Redis time is one budget for the whole miss: a slow store (100 ms a look, of 250) lets
     /// a waiter look three times, then it loads alone; the pauses between looks are not charged.
     @Test func aWaiterWhoseLooksSpentTheBudgetLoadsAlone() async throws {
-        let fleet = SharedFleet(shared: SharedCacheSettings(timeout: .milliseconds(250)))
+        let fleet = Replicas(shared: SharedCacheSettings(timeout: .milliseconds(250)))
         guard case .claimed = try await fleet.store.read(id: "p1", deadline: .seconds(1)) else {
             Issue.record("the other holder did not get the lease")
             return
@@ -194,7 +194,7 @@ struct SharedFleetRuleTests {
 
     /// A read that times out costs the miss its Redis budget once, then it loads alone.
     @Test func aReadThatTimesOutLoadsAlone() async throws {
-        let fleet = SharedFleet()
+        let fleet = Replicas()
         fleet.store.fail(with: .timedOut)
         let answer = try await fleet.replica().detail(id: "p1")
         #expect(answer.document.status == 200)
@@ -209,7 +209,7 @@ struct SharedFleetRuleTests {
     @Test func aPageCompletedLateIsSharedAtOnceAndThenReplacedByTheWholeOne() async throws {
         var settings = ServiceSettings()
         settings.optionalPartGrace = .milliseconds(20)
-        let fleet = SharedFleet(service: settings)
+        let fleet = Replicas(service: settings)
         let holder = fleet.replica()
         let reviews = fleet.catalog.reviewPort.hold()
         let finished = Finished()
@@ -239,7 +239,7 @@ struct SharedFleetRuleTests {
         let lease = Duration.seconds(3)
         var settings = ServiceSettings()
         settings.requestDeadline = .seconds(30)
-        let fleet = SharedFleet(shared: SharedCacheSettings(leaseDuration: lease), service: settings)
+        let fleet = Replicas(shared: SharedCacheSettings(leaseDuration: lease), service: settings)
         fleet.store.failNextRenewal(with: .timedOut)
         let gate = fleet.catalog.productPort.hold()
         let finished = Finished()

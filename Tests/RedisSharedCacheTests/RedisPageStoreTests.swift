@@ -1,4 +1,4 @@
-import Fleet
+import RedisSharedCache
 import ProductDetails
 import RESP
 import Testing
@@ -12,7 +12,7 @@ struct RedisPageStoreTests {
     let redis: SerialRedisRunner
     let store: RedisPageStore
     /// Each test has its own server, and a prefix of its own as well.
-    let keys = FleetKeys(prefix: "pd:\(RandomPrefix.next()):")
+    let keys = SharedCacheKeys(prefix: "pd:\(RandomPrefix.next()):")
     static let far = Duration.seconds(1_000_000)
 
     init() async throws {
