@@ -82,48 +82,21 @@ public final class Application: Sendable {
             host: configuration.server.host, port: configuration.server.port, on: group.loops[0])
         (configuration.server.host, configuration.server.port) = (listenAddress.ip, listenAddress.port)
         let pollingCheck = await checkPolling(configuration: &configuration, group: group, logger: logger)
-        var demoCatalog: CatalogStub?
-        let upstreams: (products: Origin, reviews: Origin, suggestions: Origin)
-        if configuration.isDemo {
-            var stubConfiguration = StubConfiguration()
-            stubConfiguration.port = 0
-            stubConfiguration.catalogSize = configuration.demoCatalogSize
-            stubConfiguration.edgeTriggeredPolling = configuration.server.edgeTriggeredPolling
-            let stub = CatalogStub(group: group, configuration: stubConfiguration)
-            let port = try await stub.start()
-            let origin = Origin(host: "127.0.0.1", port: port)
-            upstreams = (origin, origin, origin)
-            demoCatalog = stub
-            logger.lifecycle("no upstream configured: serving the demo catalog", [
-                ("catalogURL", origin.description), ("products", String(configuration.demoCatalogSize)),
-                ("try", "curl localhost:\(configuration.server.port)/products/p1"),
-            ])
-        } else {
-            upstreams = (
-                try Origin(url: configuration.productsURL!), try Origin(url: configuration.reviewsURL!),
-                try Origin(url: configuration.suggestionsURL!)
-            )
-        }
+        let (origins, demoCatalog) = try await upstreamOrigins(configuration, group: group, logger: logger)
         let time = LoopTimeSource(fallbackLoop: group.loops[0])
         let client = HTTPClient(group: group, configuration: configuration.client, time: time)
-        let adapters = HTTPUpstreams(client: client, products: upstreams.products, reviews: upstreams.reviews, suggestions: upstreams.suggestions)
-        let sharedCacheLog = configuration.redisURL.map { _ in SharedCacheLog(logger: logger, time: time) }
-        let metrics = ServiceMetrics(group: group, sharedCacheLog: sharedCacheLog)
-        let events = ServiceEventFanOut(
-            metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time),
-            breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
-        metrics.observe(logWriter: logger.writer)
-        metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
-        // The Redis client shares the time line: the shared cache's deadlines are computed by the
-        // domain and enforced by the client.
-        var fleet: FleetRuntime?
-        if let url = configuration.redisURL, let sharedCacheLog, let sharedCacheMetrics = metrics.sharedCache {
-            fleet = FleetRuntime(
-                url: url, keyPrefix: configuration.redisKeyPrefix, settings: configuration.sharedCache,
-                service: configuration.service, group: group, time: time, events: events, metrics: sharedCacheMetrics, log: sharedCacheLog)
+        let upstreams = HTTPUpstreams(client: client, products: origins.products, reviews: origins.reviews, suggestions: origins.suggestions)
+        let metrics = ServiceMetrics(group: group)
+        // Fleet mode is decided here, once; everything after asks `fleet`. The Redis client shares
+        // the time line: the shared cache's deadlines are computed by the domain and enforced by it.
+        let fleet = configuration.redisURL.map { url in
+            FleetRuntime(url: url, configuration: configuration, group: group, time: time, registry: metrics.registry, logger: logger)
         }
+        let events = ServiceEventFanOut(
+            metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time), sharedCache: fleet?.telemetry,
+            breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
         let service = ProductDetailsService(
-            products: adapters, reviews: adapters, suggestions: adapters, settings: configuration.service,
+            products: upstreams, reviews: upstreams, suggestions: upstreams, settings: configuration.service,
             time: time, events: events, shared: fleet?.shared)
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
@@ -134,9 +107,47 @@ public final class Application: Sendable {
             group: group, configuration: configuration.server, time: time,
             answered: { response, request in front.answered(&response, request) },
             responder: { request, context in front.respond(to: &request, context: &context) })
+        metrics.observe(logWriter: logger.writer)
+        metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()
+        announce(configuration, port: port, pollingCheck: pollingCheck, fleet: fleet, logger: logger, group: group)
+        return Application(
+            configuration: configuration, group: group, server: server, client: client, service: service,
+            logger: logger, demoCatalog: demoCatalog, fleet: fleet, time: time, signals: signals)
+    }
+
+    /// Where the three upstreams are: the configured origins, or an in-process demo catalog
+    /// (returned too, to stop it) when none is configured.
+    private static func upstreamOrigins(
+        _ configuration: AppConfiguration, group: EventLoopGroup, logger: Logger
+    ) async throws -> (origins: (products: Origin, reviews: Origin, suggestions: Origin), demoCatalog: CatalogStub?) {
+        guard configuration.isDemo else {
+            let origins = (
+                try Origin(url: configuration.productsURL!), try Origin(url: configuration.reviewsURL!),
+                try Origin(url: configuration.suggestionsURL!)
+            )
+            return (origins, nil)
+        }
+        var stubConfiguration = StubConfiguration()
+        stubConfiguration.port = 0
+        stubConfiguration.catalogSize = configuration.demoCatalogSize
+        stubConfiguration.edgeTriggeredPolling = configuration.server.edgeTriggeredPolling
+        let stub = CatalogStub(group: group, configuration: stubConfiguration)
+        let port = try await stub.start()
+        let origin = Origin(host: "127.0.0.1", port: port)
+        logger.lifecycle("no upstream configured: serving the demo catalog", [
+            ("catalogURL", origin.description), ("products", String(configuration.demoCatalogSize)),
+            ("try", "curl localhost:\(configuration.server.port)/products/p1"),
+        ])
+        return ((origin, origin, origin), stub)
+    }
+
+    /// The start-up lines that say what runs: the listener, the mode, the effective settings.
+    private static func announce(
+        _ configuration: AppConfiguration, port: Int, pollingCheck: String, fleet: FleetRuntime?, logger: Logger, group: EventLoopGroup
+    ) {
         logger.lifecycle("listening", [
             ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
             ("version", AppVersion.current), ("allocator", AllocatorTuning.current),
@@ -151,9 +162,6 @@ public final class Application: Sendable {
             logger.lifecycle("single-node mode: REDIS_URL is not set, the cache is this process's own")
         }
         logger.info("configuration", configuration.effective)
-        return Application(
-            configuration: configuration, group: group, server: server, client: client, service: service,
-            logger: logger, demoCatalog: demoCatalog, fleet: fleet, time: time, signals: signals)
     }
 
     /// Runs the start-up check of edge-triggered polling when the configuration asks for it; when

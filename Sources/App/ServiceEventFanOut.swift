@@ -2,10 +2,12 @@ import ProductDetails
 
 /// The domain's events as the application hears them: every one is counted by the metrics, the
 /// upstream faults are also logged, and an upstream breaker that opens fails the calls queued for
-/// that upstream's connections at once. Metrics only count; lines and actions live here.
+/// that upstream's connections at once. Metrics only count; lines and actions live here. The
+/// shared cache's events go to its own telemetry, in fleet mode.
 struct ServiceEventFanOut: ServiceEvents {
     let metrics: ServiceMetrics
     let faultLog: UpstreamFaultLog
+    let sharedCache: SharedCacheTelemetry?
     /// Called when an upstream's breaker opens (the client drops that upstream's queued calls).
     let breakerOpened: @Sendable (Upstream) -> Void
 
@@ -33,9 +35,9 @@ struct ServiceEventFanOut: ServiceEvents {
     func loadCancelled() { metrics.loadCancelled() }
     func loadRefused() { metrics.loadRefused() }
     func eviction(reason: String) { metrics.eviction(reason: reason) }
-    func sharedRead(_ result: SharedReadResult) { metrics.sharedRead(result) }
-    func lease(_ result: LeaseResult) { metrics.lease(result) }
-    func sharedBreaker(_ state: CircuitBreaker.State) { metrics.sharedBreaker(state) }
+    func sharedRead(_ result: SharedReadResult) { sharedCache?.sharedRead(result) }
+    func lease(_ result: LeaseResult) { sharedCache?.lease(result) }
+    func sharedBreaker(_ state: CircuitBreaker.State) { sharedCache?.sharedBreaker(state) }
     func hedge(_ upstream: Upstream, _ result: HedgeResult) { metrics.hedge(upstream, result) }
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { metrics.partOmitted(part, reason) }
 }

@@ -23,15 +23,7 @@ final class ServiceMetrics: ServiceEvents {
     private let breakerTransitions: [UpstreamStateKey: Counter]
     private let hedges: [HedgeResult: Counter]
     private let omissions: [OmissionKey: Counter]
-    /// The shared cache's series, in fleet mode.
-    let sharedCache: SharedCacheMetrics?
-
-    init(group: EventLoopGroup, sharedCacheLog: SharedCacheLog? = nil) {
-        if let sharedCacheLog {
-            sharedCache = SharedCacheMetrics(registry: registry, log: sharedCacheLog)
-        } else {
-            sharedCache = nil
-        }
+    init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
         var cacheResults: [CacheResult: Counter] = [:]
         for result in CacheResult.allCases {
@@ -183,9 +175,6 @@ final class ServiceMetrics: ServiceEvents {
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
 
-    func sharedRead(_ result: SharedReadResult) { sharedCache?.sharedRead(result) }
-    func lease(_ result: LeaseResult) { sharedCache?.lease(result) }
-    func sharedBreaker(_ state: CircuitBreaker.State) { sharedCache?.breaker(state) }
 
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {
         breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)]?.increment()

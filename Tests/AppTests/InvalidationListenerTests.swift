@@ -20,7 +20,7 @@ struct InvalidationListenerTests {
             defer { _ = writer.close(within: .seconds(1)) }
             let log = SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: app.time)
             let listener = InvalidationListener(
-                service: app.service, metrics: SharedCacheMetrics(registry: MetricsRegistry(), log: log), log: log,
+                service: app.service, metrics: SharedCacheMetrics(registry: MetricsRegistry()), log: log,
                 disconnectedFreshness: cap)
             app.service.capLocalFreshness(to: cap)
             try await body(app, listener)

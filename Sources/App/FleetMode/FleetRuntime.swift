@@ -3,6 +3,7 @@ import RedisSharedCache
 import ProductDetails
 import Redis
 import Locking
+import Metrics
 import Timekeeping
 
 /// Fleet mode's moving parts: the pipelined Redis client (one connection per loop), the shared
@@ -17,32 +18,31 @@ final class FleetRuntime: Sendable {
     let keys: SharedCacheKeys
     let client: RedisClient
     let shared: SharedCache
+    /// The shared cache's metrics and log lines.
+    let telemetry: SharedCacheTelemetry
     private let settings: SharedCacheSettings
-    private let metrics: SharedCacheMetrics
-    private let log: SharedCacheLog
     /// Set once the service exists (it needs `shared` first); read by subscription events.
     private let subscription: SubscriptionBox
 
-    init(
-        url: RedisURL, keyPrefix: String, settings: SharedCacheSettings, service serviceSettings: ServiceSettings,
-        group: EventLoopGroup, time: any TimeSource, events: ServiceEvents, metrics: SharedCacheMetrics, log: SharedCacheLog
-    ) {
+    /// Registers the shared cache's series in `registry`; connects nothing until ``start(service:loop:time:)``.
+    init(url: RedisURL, configuration: AppConfiguration, group: EventLoopGroup, time: any TimeSource, registry: MetricsRegistry, logger: Logger) {
+        let settings = configuration.sharedCache
+        let serviceSettings = configuration.service
         self.url = url
-        self.keys = SharedCacheKeys(prefix: keyPrefix)
+        self.keys = SharedCacheKeys(prefix: configuration.redisKeyPrefix)
         self.settings = settings
-        self.metrics = metrics
-        self.log = log
+        telemetry = SharedCacheTelemetry(metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: logger, time: time))
         var commandSettings = RedisCommandConnectionConfiguration()
         commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
-        client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: metrics.redisObserver)
+        client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: telemetry.redisObserver)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.
         let longestPage = max(serviceSettings.ttl, serviceSettings.notFoundTTL) + max(serviceSettings.staleIfError, serviceSettings.staleWhileRevalidate)
         let store = RedisPageStore(
             redis: client, keys: keys, leaseDuration: settings.leaseDuration,
             generationLifetime: max(.seconds(60), longestPage * 2))
-        shared = SharedCache(store: store, settings: settings, time: time, events: events)
+        shared = SharedCache(store: store, settings: settings, time: time, events: telemetry)
         subscription = SubscriptionBox()
-        metrics.subscription(active: false)
+        telemetry.metrics.subscription(active: false)
     }
 
     /// Connects, and subscribes on `loop` with `service` forgetting what the fleet invalidates.
@@ -51,16 +51,16 @@ final class FleetRuntime: Sendable {
         service.capLocalFreshness(to: settings.disconnectedFreshness)
         client.start()
         let listener = InvalidationListener(
-            service: service, metrics: metrics, log: log, disconnectedFreshness: settings.disconnectedFreshness)
+            service: service, metrics: telemetry.metrics, log: telemetry.log, disconnectedFreshness: settings.disconnectedFreshness)
         let subscription = RedisSubscription(
-            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: metrics.redisObserver, onEvent: listener.handle)
+            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: telemetry.redisObserver, onEvent: listener.handle)
         self.subscription.value = subscription
         subscription.start()
     }
 
     /// Counts an invalidation this replica sent.
     func published(_ reach: InvalidationReach, scope: InvalidationScope) {
-        if case .fleet = reach { metrics.published(scope) }
+        if case .fleet = reach { telemetry.metrics.published(scope) }
     }
 
     func shutdown() async {

@@ -17,11 +17,7 @@ final class SharedCacheMetrics: Sendable {
     private let flushes: [String: Counter]
     private let subscriberConnected: Gauge
     private let reconnects: [String: Counter]
-    /// Where connection changes are also logged.
-    private let log: SharedCacheLog
-
-    init(registry: MetricsRegistry, log: SharedCacheLog) {
-        self.log = log
+    init(registry: MetricsRegistry) {
         let scopes = [InvalidationScope.product(""), .everything].map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
             Dictionary(uniqueKeysWithValues: keys.map { key, value in
@@ -49,7 +45,6 @@ final class SharedCacheMetrics: Sendable {
     func breaker(_ state: CircuitBreaker.State) {
         breakerState.set(Double(state.gaugeValue))
         breakerTransitions[state.label]?.increment()
-        log.breaker(state)
     }
 
     func published(_ scope: InvalidationScope) { published[scope.label]?.increment() }
@@ -58,13 +53,6 @@ final class SharedCacheMetrics: Sendable {
     func subscription(active: Bool) { subscriberConnected.set(active ? 1 : 0) }
 
     // MARK: Redis commands and connections
-
-    /// What the Redis client and subscription report to: these metrics (and the log).
-    var redisObserver: RedisClientObserver {
-        RedisClientObserver(
-            commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
-            connectionChanged: { [self] in connectionChanged($0) })
-    }
 
     func commandFinished(latency: Duration, outcome: RedisCommandOutcome) {
         let label: String
@@ -82,7 +70,6 @@ final class SharedCacheMetrics: Sendable {
         if case .disconnected(let role, let error) = change, error != .shutdown {
             reconnects[role.metricsLabel]?.increment()
         }
-        log.connection(change)
     }
 }
 

@@ -1,0 +1,28 @@
+import ProductDetails
+import Redis
+
+/// The shared cache's events as the application hears them: every one is counted by its metrics;
+/// its breaker's changes and Redis's connections are also logged. Metrics only count; the lines
+/// are the log's.
+struct SharedCacheTelemetry: ServiceEvents {
+    let metrics: SharedCacheMetrics
+    let log: SharedCacheLog
+
+    func sharedRead(_ result: SharedReadResult) { metrics.sharedRead(result) }
+    func lease(_ result: LeaseResult) { metrics.lease(result) }
+
+    func sharedBreaker(_ state: CircuitBreaker.State) {
+        metrics.breaker(state)
+        log.breaker(state)
+    }
+
+    /// What the Redis client and the subscription report to.
+    var redisObserver: RedisClientObserver {
+        RedisClientObserver(
+            commandFinished: { [metrics] in metrics.commandFinished(latency: $0, outcome: $1) },
+            connectionChanged: { [metrics, log] change in
+                metrics.connectionChanged(change)
+                log.connection(change)
+            })
+    }
+}
