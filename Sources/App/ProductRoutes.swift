@@ -149,6 +149,10 @@ struct ProductRoutes {
             value.append("; ttl=")
             value.appendDecimal(ttl.components.seconds.clampedToInt)
         }
+        if let reason = shared.notStored {
+            value.append("; detail=")
+            value.append(reason.rawValue)
+        }
     }
 
     static func problem(_ error: ProductDetailsError) -> HTTPResponse {

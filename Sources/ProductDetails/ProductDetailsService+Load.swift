@@ -76,8 +76,19 @@ extension ProductDetailsService {
             }
         }
         guard readsShared else {
-            // A client's no-cache asks for the origin's answer, not another replica's copy.
-            let status = SharedCacheStatus(result: .request)
+            // A client's no-cache asks for the origin's answer, not another replica's copy; the
+            // answer is shared, under the lease like any load, so that no replica keeps serving
+            // the copy it replaces. A lease another replica holds is not waited for.
+            var status = SharedCacheStatus(result: .request)
+            switch await shared.claimCurrent(id: context.id) {
+            case .claimed(let claim):
+                events.lease(.won)
+                return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
+            case .heldElsewhere:
+                status.notStored = .leaseHeld
+            case .unavailable:
+                status.notStored = .unavailable
+            }
             var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
             loaded.shared = status
             return loaded

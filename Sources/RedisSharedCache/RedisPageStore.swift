@@ -20,6 +20,19 @@ public struct RedisPageStore: SharedPageStore {
     }
 
     public func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+        try await read(id: id, page: true, deadline: deadline)
+    }
+
+    public func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
+        switch try await read(id: id, page: false, deadline: deadline) {
+        case .claimed(let claim): claim
+        case .loadingElsewhere: nil
+        case .page: throw .unavailable("Redis answered a page to a lease-only read")
+        }
+    }
+
+    /// The read script: the page (unless `page` is false) or else the lease.
+    private func read(id: String, page readsPage: Bool, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
         let token = RandomToken.make()
         let reply = try await run(.script(
             SharedCacheScripts.read,
@@ -27,7 +40,7 @@ public struct RedisPageStore: SharedPageStore {
             arguments: [
                 .string(keys.prefix), .string(id), .string(RandomToken.make()), .string(RandomToken.make()),
                 .string(token), .integer(SharedPageCodec.milliseconds(leaseDuration)),
-                .integer(SharedPageCodec.milliseconds(generationLifetime)),
+                .integer(SharedPageCodec.milliseconds(generationLifetime)), .integer(readsPage ? 0 : 1),
             ]
         ), deadline: deadline)
         guard let elements = reply.elements, elements.count >= 3, let kind = elements[0].integer,

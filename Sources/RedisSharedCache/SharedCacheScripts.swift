@@ -7,8 +7,9 @@ import Redis
 /// read (a standalone Redis allows that; Redis Cluster is not supported).
 enum SharedCacheScripts {
     /// KEYS: epoch, generation. ARGV: prefix, id, epoch if none, generation if none, lease token,
-    /// lease ms, generation lifetime ms. Returns `{1, epoch, gen, page, pttl}` for a page,
-    /// `{2, epoch, gen}` when the lease was taken, `{3, epoch, gen}` when another holds it.
+    /// lease ms, generation lifetime ms, 1 to skip the page (a refresh: the lease alone).
+    /// Returns `{1, epoch, gen, page, pttl}` for a page, `{2, epoch, gen}` when the lease was
+    /// taken, `{3, epoch, gen}` when another holds it.
     static let read = RedisScript("""
     local epoch = redis.call('GET', KEYS[1])
     if not epoch then
@@ -21,10 +22,12 @@ enum SharedCacheScripts {
       redis.call('SET', KEYS[2], gen, 'PX', ARGV[7])
     end
     local suffix = epoch .. ':' .. gen .. ':' .. ARGV[2]
-    local pageKey = ARGV[1] .. 'page:' .. suffix
-    local page = redis.call('GET', pageKey)
-    if page then
-      return {1, epoch, gen, page, redis.call('PTTL', pageKey)}
+    if ARGV[8] ~= '1' then
+      local pageKey = ARGV[1] .. 'page:' .. suffix
+      local page = redis.call('GET', pageKey)
+      if page then
+        return {1, epoch, gen, page, redis.call('PTTL', pageKey)}
+      end
     end
     if redis.call('SET', ARGV[1] .. 'lease:' .. suffix, ARGV[5], 'NX', 'PX', ARGV[6]) then
       return {2, epoch, gen}

@@ -28,14 +28,36 @@ struct FleetRouteTests {
         }
     }
 
-    @Test func aClientsNoCacheSkipsTheSharedCache() async throws {
+    /// RFC 9211: an expired copy found is `fwd=stale`, and `ttl` is the answer's (the new page's),
+    /// never the expired copy's negative one.
+    @Test func anExpiredSharedCopyReloadedIsForwardedStaleWithNoNegativeTTL() async throws {
+        try await InMemoryApp.with(fleet: true) { app in
+            _ = try await app.otherReplica().detail(id: "p6")
+            // Past its TTL (60 s) and stale-while-revalidate (30 s), within stale-if-error.
+            app.time.advance(by: .seconds(96))
+            let reply = try await app.request("/products/p6")
+            #expect(reply.status == 200)
+            #expect(reply.header("Cache-Status") == "product-details-shared; fwd=stale; stored, product-details; fwd=miss; ttl=60")
+            #expect(app.upstream.productCalls == 2)
+        }
+    }
+
+    @Test func aClientsNoCacheRefreshesTheSharedCopyWithoutReadingIt() async throws {
         try await InMemoryApp.with(fleet: true) { app in
             _ = try await app.otherReplica().detail(id: "p3")
-            let calls = app.sharedStore?.calls
             let fresh = try await app.request("/products/p3", headers: [("Cache-Control", "no-cache")])
-            #expect(fresh.header("Cache-Status") == "product-details-shared; fwd=request, product-details; fwd=miss; ttl=60")
+            #expect(fresh.header("Cache-Status") == "product-details-shared; fwd=request; stored, product-details; fwd=miss; ttl=60")
             #expect(app.upstream.productCalls == 2)
-            #expect(app.sharedStore?.calls == calls)
+        }
+    }
+
+    @Test func aClientsNoCacheWhileAnotherReplicaHoldsTheLeaseSaysItWasNotShared() async throws {
+        try await InMemoryApp.with(fleet: true) { app in
+            let store = try #require(app.sharedStore)
+            _ = try await store.claimCurrent(id: "p7", deadline: .seconds(1))
+            let fresh = try await app.request("/products/p7", headers: [("Cache-Control", "no-cache")])
+            #expect(fresh.status == 200)
+            #expect(fresh.header("Cache-Status") == "product-details-shared; fwd=request; detail=lease-held, product-details; fwd=miss; ttl=60")
         }
     }
 

@@ -12,6 +12,7 @@ struct SharedCacheBreakerTests {
         func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
             throw .timedOut
         }
+        func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? { throw .timedOut }
         func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool { throw .timedOut }
         func store(_ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
             throw .timedOut

@@ -120,16 +120,32 @@ struct SharedCacheRuleTests {
         #expect(fleet.events.count("lease won") == 2)
     }
 
-    @Test func aClientsNoCacheLoadsFromTheUpstreamsNotFromAnotherReplica() async throws {
+    /// `no-cache` asks for the origin's answer, not another replica's copy, and shares it: a
+    /// replica with a cold L1 then gets the refreshed page from the shared cache, not the older one.
+    @Test func aClientsNoCacheLoadsFromTheUpstreamsAndSharesTheRefreshedPage() async throws {
         let fleet = Replicas()
         _ = try await fleet.replica().detail(id: "p1")
         fleet.rename(to: "edited")
-        let calls = fleet.store.calls
         let fresh = try await fleet.replica().detail(id: "p1", noCache: true)
-        #expect(fresh.cache.shared == SharedCacheStatus(result: .request))
+        #expect(fresh.cache.shared == SharedCacheStatus(result: .request, stored: true))
         #expect(String(decoding: fresh.document.body, as: UTF8.self).contains("edited"))
         #expect(fleet.catalog.productPort.callCount == 2)
-        #expect(fleet.store.calls == calls, "no-cache asked the shared cache")
+        #expect(!fleet.store.isLeased("p1"), "the lease went with the store")
+        let cold = try await fleet.replica().detail(id: "p1")
+        #expect(cold.cache.shared?.result == .hit)
+        #expect(String(decoding: cold.document.body, as: UTF8.self).contains("edited"), "the shared copy is the refreshed one")
+        #expect(fleet.catalog.productPort.callCount == 2)
+    }
+
+    /// A refresh does not wait for a load another replica runs: it loads alone, says so, and
+    /// leaves that replica's lease alone.
+    @Test func aClientsNoCacheWhileAnotherReplicaLoadsLoadsAloneAndSaysSo() async throws {
+        let fleet = Replicas()
+        let holder = try #require(try await fleet.store.claimCurrent(id: "p1", deadline: .seconds(1)))
+        let fresh = try await fleet.replica().detail(id: "p1", noCache: true)
+        #expect(fresh.cache.shared == SharedCacheStatus(result: .request, notStored: .leaseHeld))
+        #expect(fleet.catalog.productPort.callCount == 1)
+        #expect(try await fleet.store.renew(holder, deadline: .seconds(1)), "the holder's lease is untouched")
     }
 
     /// An invalidation replaces the product's generation: a load that began before it holds a

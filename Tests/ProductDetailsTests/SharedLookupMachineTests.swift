@@ -121,7 +121,7 @@ struct SharedLookupMachineTests {
         #expect(machine.readAnswered(read, now: .milliseconds(5)) == .claim(generation: Self.generation, deadline: .milliseconds(250)))
         #expect(machine.claimAnswered(Self.claim, now: .milliseconds(6)) == .answerStale(
             Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: Self.claim,
-            refreshStatus: Self.status(.miss, ttl: .seconds(-10)), lease: .won))
+            refreshStatus: Self.status(.stale), lease: .won))
     }
 
     @Test func aStalePageAnotherReplicaRefreshesIsServedWithoutARefresh() {
@@ -131,7 +131,7 @@ struct SharedLookupMachineTests {
         _ = machine.readAnswered(read, now: .zero)
         #expect(machine.claimAnswered(nil, now: .zero) == .answerStale(
             Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil,
-            refreshStatus: Self.status(.miss, ttl: .seconds(-10)), lease: nil))
+            refreshStatus: Self.status(.stale), lease: nil))
     }
 
     /// Past stale-while-revalidate (usable on error only): the claim's holder loads it, as on a
@@ -141,7 +141,7 @@ struct SharedLookupMachineTests {
         var holder = Self.machine()
         _ = holder.start(now: .zero)
         _ = holder.readAnswered(read, now: .zero)
-        #expect(holder.claimAnswered(Self.claim, now: .zero) == .load(claim: Self.claim, status: Self.status(.miss, ttl: .seconds(-40)), lease: .won))
+        #expect(holder.claimAnswered(Self.claim, now: .zero) == .load(claim: Self.claim, status: Self.status(.stale), lease: .won))
         var other = Self.machine()
         _ = other.start(now: .zero)
         _ = other.readAnswered(read, now: .zero)
@@ -154,7 +154,7 @@ struct SharedLookupMachineTests {
         let read = SharedRead.page(Self.page, age: .seconds(70), generation: Self.generation)
         #expect(machine.readAnswered(read, now: .milliseconds(250)) == .answerStale(
             Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil,
-            refreshStatus: Self.status(.miss, ttl: .seconds(-10)), lease: nil))
+            refreshStatus: Self.status(.stale), lease: nil))
     }
 
     /// A page past both stale windows is a miss, waited for like one.

@@ -56,6 +56,22 @@ struct RedisPageStoreTests {
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1", at: .init(epoch: generation.epoch, generation: generation.generation)))) == .integer(0))
     }
 
+    /// A refresh (`no-cache`) takes the lease over a stored page without reading it, stores the
+    /// new page at the current tokens, and gets nothing while another replica holds the lease.
+    @Test func aLeaseOnlyReadTakesTheLeaseOverAStoredPageAndReplacesIt() async throws {
+        let first = try await claim("p1")
+        #expect(try await store.store(Self.page("old"), under: first, deadline: Self.far))
+        let refresh = try #require(try await store.claimCurrent(id: "p1", deadline: Self.far))
+        #expect(refresh.generation == first.generation)
+        #expect(try await store.claimCurrent(id: "p1", deadline: Self.far) == nil, "held by the refresh")
+        #expect(try await store.store(Self.page("new"), under: refresh, deadline: Self.far))
+        guard case .page(let page, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the refreshed page")
+            return
+        }
+        #expect(page == Self.page("new"))
+    }
+
     /// A page answered before a late optional part: stored at once, the lease kept for the
     /// completed page, which replaces it and releases the lease.
     @Test func aStoreKeepingTheLeaseLetsTheCompletedPageFollow() async throws {

@@ -147,6 +147,19 @@ package final class InMemorySharedPageStore: SharedPageStore {
         }
     }
 
+    package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
+        let now = time.now
+        let leaseDuration = self.leaseDuration
+        return try answer { state in
+            let generation = state.generation(of: id)
+            let key = Key(generation: generation, id: id)
+            guard state.lease(at: key, now: now) == nil else { return nil }
+            let token = state.token("t")
+            state.leases[key] = Lease(token: token, until: now + leaseDuration)
+            return SharedClaim(id: id, generation: generation, token: token)
+        }
+    }
+
     package func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let now = time.now
         let leaseDuration = self.leaseDuration

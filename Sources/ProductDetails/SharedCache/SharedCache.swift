@@ -56,6 +56,18 @@ public final class SharedCache: Sendable {
         }, deadline: deadline)?.get()
     }
 
+    /// The lease for a refresh the client asked for: taken, held by another replica, or not to be
+    /// had (the call failed, or the breaker refused it).
+    func claimCurrent(id: String) async -> RefreshClaim {
+        switch await guarded({ deadline async throws(SharedStoreFailure) in
+            try await store.claimCurrent(id: id, deadline: deadline)
+        }, deadline: deadline()) {
+        case .success(let claim?): .claimed(claim)
+        case .success(nil): .heldElsewhere
+        case .failure, nil: .unavailable
+        }
+    }
+
     /// `true` renewed, `false` lost (lapsed and taken by another), `nil` unknown: the call failed
     /// or the breaker refused it, and the lease may well still be this holder's.
     func renew(_ claim: SharedClaim) async -> Bool? {

@@ -13,6 +13,14 @@ public struct SharedCacheStatus: Sendable, Equatable {
         case request
     }
 
+    /// Why a page this replica loaded was not stored in the shared cache.
+    public enum NotStored: String, Sendable, Equatable {
+        /// Another replica held the product's lease (a `no-cache` refresh does not wait for it).
+        case leaseHeld = "lease-held"
+        /// The shared cache did not answer, or its breaker is open.
+        case unavailable
+    }
+
     public var result: Result
     /// Freshness left in the shared cache, for hits; negative when stale.
     public var ttlRemaining: Duration?
@@ -20,11 +28,14 @@ public struct SharedCacheStatus: Sendable, Equatable {
     public var stored: Bool
     /// This replica waited for another replica's load.
     public var collapsed: Bool
+    /// Set when the page was not shared for a reason the client should see.
+    public var notStored: NotStored?
 
-    public init(result: Result, ttlRemaining: Duration? = nil, stored: Bool = false, collapsed: Bool = false) {
+    public init(result: Result, ttlRemaining: Duration? = nil, stored: Bool = false, collapsed: Bool = false, notStored: NotStored? = nil) {
         self.result = result
         self.ttlRemaining = ttlRemaining
         self.stored = stored
         self.collapsed = collapsed
+        self.notStored = notStored
     }
 }

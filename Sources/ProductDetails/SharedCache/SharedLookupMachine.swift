@@ -124,7 +124,9 @@ struct SharedLookupMachine {
         _ claim: SharedClaim?, document: CachedDocument, staleness: Duration, revalidate: Bool, now: Duration
     ) -> Action {
         let lease = claim == nil ? nil : leaseTaken
-        let refreshing = status(.miss, ttlRemaining: .zero - staleness)
+        // RFC 9211: a stale copy found is `fwd=stale`, and `ttl` describes the response sent, which
+        // for a load is the new page, not the expired copy: no negative ttl.
+        let refreshing = status(.stale)
         if revalidate {
             // As with a stale L1 page: served now, refreshed by whoever got the lease.
             return finish(.answerStale(

@@ -11,6 +11,10 @@ public protocol SharedPageStore: Sendable {
     /// Takes the load lease for a page that went stale, unless another replica holds it.
     func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim?
 
+    /// Takes the load lease of `id` at its current tokens without reading its page (a refresh a
+    /// client asked for with `no-cache`); `nil` when another replica holds it.
+    func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim?
+
     /// Extends `claim` while its load runs; `false` once it was lost (lapsed and taken by another).
     func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool
 
