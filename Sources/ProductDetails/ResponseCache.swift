@@ -64,9 +64,10 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// Caps how long any entry counts as fresh (`nil` lifts the cap).
     ///
     /// In fleet mode, while this replica may miss invalidations sent by others (its subscription
-    /// is down), an entry older than the cap is not served as fresh, nor stale while revalidating:
-    /// the next request reloads it, so a page invalidated elsewhere stops being served within the
-    /// cap rather than at its TTL. It may still stand in for a failed load (stale-if-error).
+    /// is down), an entry older than the cap is not served as fresh: it is stale, served while
+    /// one load refreshes it (as in stale-while-revalidate, even within its TTL), so a page
+    /// invalidated elsewhere stops being served within the cap plus one load rather than at its
+    /// TTL, and no client waits for the reload. It may still stand in for a failed load.
     public func capFreshness(to cap: Duration?) {
         let nanoseconds = cap.map { Int64(clamping: $0.components.seconds) &* 1_000_000_000 &+ $0.components.attoseconds / 1_000_000_000 }
         freshnessCapNanoseconds.store(nanoseconds ?? .max, ordering: .relaxed)
@@ -93,7 +94,9 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
                 return (.fresh(entry.value, remaining: trustedFor - age), false)
             }
             let staleness = max(.zero, age - entry.freshFor)
-            let revalidate = cap == nil && staleness < entry.staleWhileRevalidate
+            // Within its TTL only the cap made it stale: refreshed in the background, like a page
+            // within stale-while-revalidate.
+            let revalidate = staleness < entry.staleWhileRevalidate || age < entry.freshFor
             let usableOnError = staleness < entry.staleIfError || age < entry.freshFor
             guard revalidate || usableOnError else {
                 state.entries.remove(key)

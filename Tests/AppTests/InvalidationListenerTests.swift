@@ -59,6 +59,28 @@ struct InvalidationListenerTests {
         }
     }
 
+    /// Redis down must cost clients no more than a single node: under the cap a hot page is
+    /// served while one background load refreshes it, never reloaded while a client waits, and the
+    /// upstreams see about one load per cap.
+    @Test func underTheCapAHotPageIsRefreshedInTheBackgroundWhileItIsServed() async throws {
+        try await Self.withListener { app, listener in
+            listener.handle(.disconnected(.connectionLost))
+            _ = try await app.request("/products/p1")
+            var waited = 0
+            for _ in 0..<60 {
+                app.time.advance(by: .milliseconds(125))
+                let reply = try await app.request("/products/p1")
+                #expect(reply.status == 200)
+                if reply.header("Cache-Status")?.contains("fwd=miss") == true { waited += 1 }
+                // Let a refresh the answer started finish before time moves on.
+                for _ in 0..<1_000 where app.service.inFlightCount > 0 { await Task.yield() }
+            }
+            #expect(waited == 0, "no client waited for a reload")
+            // 7.5 s under a 2 s cap: the first load, then one refresh per cap.
+            #expect((4...5).contains(app.upstream.productCalls), "\(app.upstream.productCalls) loads")
+        }
+    }
+
     @Test func aMessageDropsItsProductAtOnce() async throws {
         try await Self.withListener { app, listener in
             listener.handle(.subscribed(isResubscription: false))

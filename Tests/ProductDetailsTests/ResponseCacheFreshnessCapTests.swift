@@ -11,14 +11,16 @@ struct ResponseCacheFreshnessCapTests {
         ResponseCache(maxEntries: 10, maxBytes: 10_000, time: time)
     }
 
-    @Test func whileCappedAnOlderEntryMustBeReloadedButMayStandInForAFailure() {
+    /// Older than the cap, an entry is served while one load refreshes it (the client does not
+    /// wait), and may still stand in for a failed load.
+    @Test func whileCappedAnOlderEntryIsServedWhileOneLoadRefreshesIt() {
         let cache = cache()
         cache.store("v", for: "a", cost: 1, ttl: .seconds(60), staleIfError: .seconds(300), staleWhileRevalidate: .seconds(30), token: cache.loadToken(for: "a"))
         cache.capFreshness(to: .seconds(2))
         time.advance(by: .seconds(1))
         #expect(cache.lookup("a") == .fresh("v", remaining: .seconds(1)))
         time.advance(by: .seconds(1))
-        #expect(cache.lookup("a") == .stale("v", age: .zero, revalidate: false, usableOnError: true))
+        #expect(cache.lookup("a") == .stale("v", age: .zero, revalidate: true, usableOnError: true))
         cache.capFreshness(to: nil)
         #expect(cache.lookup("a") == .fresh("v", remaining: .seconds(58)))
         #expect(cache.freshnessCap == nil)
@@ -31,6 +33,16 @@ struct ResponseCacheFreshnessCapTests {
         #expect(cache.freshnessCap == .seconds(5))
         time.advance(by: .seconds(3))
         #expect(cache.lookup("a") == .stale("v", age: .seconds(2), revalidate: false, usableOnError: true))
+    }
+
+    @Test func whileCappedAnEntryPastItsTTLIsRevalidatedOnlyWithinItsWindow() {
+        let cache = cache()
+        cache.store("v", for: "a", cost: 1, ttl: .seconds(10), staleIfError: .seconds(300), staleWhileRevalidate: .seconds(5), token: cache.loadToken(for: "a"))
+        cache.capFreshness(to: .seconds(2))
+        time.advance(by: .seconds(12))
+        #expect(cache.lookup("a") == .stale("v", age: .seconds(2), revalidate: true, usableOnError: true))
+        time.advance(by: .seconds(5))
+        #expect(cache.lookup("a") == .stale("v", age: .seconds(7), revalidate: false, usableOnError: true))
     }
 
     @Test func anEntryStoredWithAnAgeExpiresWhenItsOriginDoes() {
