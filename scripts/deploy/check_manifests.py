@@ -16,17 +16,21 @@ deploy/kubernetes/*.yaml:
   - every Service and PodDisruptionBudget selects the pods of a Deployment, and REDIS_URL and
     UPSTREAM_URL name a Service and its port;
   - Redis runs with no persistence, maxmemory and allkeys-lru.
-compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus/prometheus.yml:
+compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus/prometheus.yml, deploy/grafana/:
   - the nginx upstream and the Prometheus targets are exactly the product-details replicas of
     compose.yaml, on the port each listens on; every replica has REDIS_URL naming the redis service;
   - the replicas' stop_grace_period >= SHUTDOWN_DELAY_SECONDS + SHUTDOWN_GRACE_SECONDS + that time;
   - Redis as above; the load balancer mounts deploy/nginx/fleet.conf, Prometheus the folder
-    deploy/prometheus/ (its configuration and the rule files it names) where --config.file says.
+    deploy/prometheus/ (its configuration and the rule files it names) where --config.file says;
+  - Grafana mounts deploy/grafana/provisioning/ and the dashboard in the folder its dashboard
+    provider reads, and its datasource is the compose prometheus service, under the uid the
+    dashboard's panels name.
 Needs PyYAML (in .venv-deploy).
 """
 
 import copy
 import glob
+import json
 import os
 import re
 import sys
@@ -98,6 +102,9 @@ def load_inputs(root):
         "compose": read("compose.yaml"),
         "nginx": read("deploy/nginx/fleet.conf", parse=False),
         "prometheus": read("deploy/prometheus/prometheus.yml"),
+        "grafana_datasources": read("deploy/grafana/provisioning/datasources/prometheus.yml"),
+        "grafana_dashboards": read("deploy/grafana/provisioning/dashboards/product-details.yml"),
+        "dashboard": json.loads(read("deploy/grafana/product-details.json", parse=False)),
         "defaults": swift_defaults(root),
     }
 
@@ -340,10 +347,35 @@ def check_compose(inputs, problems):
                    f"targets {sorted(targets)} must be the compose replicas {sorted(expected)}")
 
 
+def check_grafana(inputs, problems):
+    services = inputs["compose"].get("services") or {}
+    grafana = services.get("grafana")
+    if not problems.check(grafana is not None, "compose.yaml", "no grafana service"):
+        return
+    mounts = dict(str(v).rsplit(":ro", 1)[0].split(":", 1) for v in grafana.get("volumes") or [] if ":" in str(v))
+    problems.check(mounts.get("./deploy/grafana/provisioning") == "/etc/grafana/provisioning", "compose.yaml grafana",
+                   "must mount ./deploy/grafana/provisioning on /etc/grafana/provisioning")
+    folders = [p.get("options", {}).get("path") for p in inputs["grafana_dashboards"].get("providers") or []]
+    target = mounts.get("./deploy/grafana/product-details.json", "")
+    problems.check(target.rsplit("/", 1)[0] in folders, "compose.yaml grafana",
+                   f"must mount ./deploy/grafana/product-details.json in a provider's folder {folders}, not {target!r}")
+    sources = inputs["grafana_datasources"].get("datasources") or []
+    prometheus = [s for s in sources if s.get("type") == "prometheus"]
+    if problems.check(len(prometheus) == 1, "deploy/grafana/provisioning/datasources", "one prometheus datasource"):
+        url = urlsplit(str(prometheus[0].get("url", "")))
+        published = [str(p).rsplit(":", 1)[-1] for p in (services.get("prometheus") or {}).get("ports") or []]
+        problems.check(url.hostname == "prometheus" and str(url.port) in published + ["9090"], "deploy/grafana/provisioning/datasources",
+                       f"url {prometheus[0].get('url')!r} must be the compose prometheus service")
+        uids = {(p.get("datasource") or {}).get("uid") for p in inputs["dashboard"].get("panels") or [] if p.get("type") != "row"}
+        problems.check(uids == {prometheus[0].get("uid")}, "deploy/grafana/product-details.json",
+                       f"panels name datasources {sorted(map(str, uids))}, provisioned is {prometheus[0].get('uid')!r}")
+
+
 def check(inputs):
     problems = Problems()
     check_kubernetes(inputs, problems)
     check_compose(inputs, problems)
+    check_grafana(inputs, problems)
     return problems.items
 
 
@@ -392,6 +424,12 @@ def self_test(inputs):
     def prometheus_mount(m):
         m["compose"]["services"]["prometheus"]["volumes"] = ["./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro"]
 
+    def dashboard_elsewhere(m):
+        m["compose"]["services"]["grafana"]["volumes"][1] = "./deploy/grafana/product-details.json:/tmp/product-details.json:ro"
+
+    def datasource_uid(m):
+        m["grafana_datasources"]["datasources"][0]["uid"] = "other"
+
     def compose_grace(m):
         for name, svc in m["compose"]["services"].items():
             if name.startswith(SERVICE + "-"):
@@ -401,7 +439,8 @@ def self_test(inputs):
     cases = [(lower_grace, "terminationGracePeriodSeconds"), (raise_shutdown_grace, "terminationGracePeriodSeconds"),
              (longer_pre_stop, "terminationGracePeriodSeconds"), (readiness_on_healthz, "readinessProbe must GET /readyz"),
              (liveness_on_readyz, "livenessProbe must GET /healthz"), (redis_persistence, "--appendonly no"),
-             (missing_target, "deploy/prometheus/prometheus.yml"), (prometheus_mount, "./deploy/prometheus"), (compose_grace, "stop_grace_period")]
+             (missing_target, "deploy/prometheus/prometheus.yml"), (prometheus_mount, "./deploy/prometheus"),
+             (dashboard_elsewhere, "provider's folder"), (datasource_uid, "panels name datasources"), (compose_grace, "stop_grace_period")]
     failed = []
     for case, reason in cases:
         mutated = copy.deepcopy(inputs)
@@ -421,7 +460,7 @@ def main():
     if problems:
         sys.exit(1)
     documents = len(inputs["kubernetes"])
-    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus/prometheus.yml: OK")
+    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus/prometheus.yml, grafana: OK")
     if len(sys.argv) == 3:
         count, failed = self_test(inputs)
         if failed:
