@@ -27,7 +27,8 @@ fleet: deps
 ## as errors, then runs every test (scripts/swift-test.sh: on failure it ends with the issues, a
 ## short crash report and the tests left running), then checks the running service against
 ## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing),
-## and the alert rules with promtool (scripts/prometheus-check.sh).
+## then the alert rules (promtool test rules) and every dashboard, alert and docs query against a
+## real Prometheus scraping the service (scripts/prometheus-check.sh).
 test: deps
 	python3 scripts/docs-check.py
 	scripts/python-check.sh
