@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The alert rules, checked by Prometheus's own tools; run by `make test`, or alone:
+# The alert rules, the dashboard and the documented PromQL, checked with Prometheus itself; run by
+# `make test` (after scripts/contract-test.sh, whose release build it reuses), or alone:
 #   a) promtool check config deploy/prometheus/prometheus.yml (and the rule files it names)
 #   b) promtool test rules deploy/prometheus/alerts.test.yml
 #   c) every alert's runbook annotation names a section of docs/operations.md
@@ -54,28 +55,8 @@ BIN=$("$SWIFT" build -c release --scratch-path "$BUILD_DIR" --show-bin-path)
 PY="$VENV/bin/python"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/prometheus-check.XXXXXX")
-pids=()
-cleanup() {
-  local status=$?
-  # Stop only what this script started, by pid: SIGTERM (graceful), then SIGKILL if still there.
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ "$status" -ne 0 ]; then
-    for log in "$WORK"/*.log; do
-      [ -f "$log" ] || continue
-      echo "--- last lines of $(basename "$log")" >&2
-      tail -n 15 "$log" >&2
-    done
-  fi
-  rm -rf "$WORK"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# Stops what this script starts (the pids it adds to `pids`) on exit, and removes WORK.
+source scripts/started-processes.sh
 
 start() { # name, then the command
   local name=$1; shift
