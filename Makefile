@@ -26,7 +26,9 @@ fleet: deps
 ## repository) and every Python script (scripts/python-check.sh: pyflakes), builds with warnings
 ## as errors, then runs every test (scripts/swift-test.sh: on failure it ends with the issues, a
 ## short crash report and the tests left running), then checks the running service against
-## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing).
+## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing),
+## then the alert rules (promtool test rules) and every dashboard, alert and docs query against a
+## real Prometheus scraping the service (scripts/prometheus-check.sh).
 test: deps
 	python3 scripts/docs-check.py
 	scripts/python-check.sh
@@ -34,6 +36,7 @@ test: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) scripts/contract-test.sh
+	SWIFT=$(SWIFT) scripts/prometheus-check.sh
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} scripts/fuzz.sh
 
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.

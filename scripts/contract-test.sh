@@ -76,28 +76,8 @@ scripted_cases() {
 }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/contract-test.XXXXXX")
-pids=()
-cleanup() {
-  local status=$?
-  # Stop only what this script started, by pid: SIGTERM (graceful), then SIGKILL if still there.
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ "$status" -ne 0 ]; then
-    for log in "$WORK"/*.log; do
-      [ -f "$log" ] || continue
-      echo "--- last lines of $(basename "$log")" >&2
-      tail -n 15 "$log" >&2
-    done
-  fi
-  rm -rf "$WORK"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# Stops what this script starts (the pids it adds to `pids`) on exit, and removes WORK.
+source scripts/started-processes.sh
 
 # ---------------------------------------------------------------------------------------------
 step "tools"

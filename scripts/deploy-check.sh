@@ -2,7 +2,7 @@
 # Offline checks of the deployment files; nothing is deployed or started (there is no Docker
 # engine and no cluster here). Run by scripts/contract-test.sh (so by `make test`), or alone:
 #   a) docker-compose -f compose.yaml config -q
-#   b) promtool check config deploy/prometheus.yml
+#   b) promtool check config deploy/prometheus/prometheus.yml
 #   c) nginx -t on a copy of deploy/nginx/fleet.conf rendered with loopback addresses for the
 #      replicas and its pid and temp files in a scratch folder (works as root and as any user)
 #   d) kubernetes-validate --strict deploy/kubernetes/*.yaml, against the newest Kubernetes it
@@ -34,8 +34,8 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 step "a) docker-compose -f compose.yaml config -q"
 docker-compose -f compose.yaml config -q
 
-step "b) promtool check config deploy/prometheus.yml"
-promtool check config deploy/prometheus.yml >"$WORK/promtool.out" 2>&1 || { cat "$WORK/promtool.out"; die "promtool check config"; }
+step "b) promtool check config deploy/prometheus/prometheus.yml"
+promtool check config deploy/prometheus/prometheus.yml >"$WORK/promtool.out" 2>&1 || { cat "$WORK/promtool.out"; die "promtool check config"; }
 
 step "c) nginx -t on deploy/nginx/fleet.conf, replicas on loopback"
 # nginx -t resolves the upstream names but connects to nothing: any loopback port will do.

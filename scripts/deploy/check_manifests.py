@@ -16,16 +16,21 @@ deploy/kubernetes/*.yaml:
   - every Service and PodDisruptionBudget selects the pods of a Deployment, and REDIS_URL and
     UPSTREAM_URL name a Service and its port;
   - Redis runs with no persistence, maxmemory and allkeys-lru.
-compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus.yml:
+compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus/prometheus.yml, deploy/grafana/:
   - the nginx upstream and the Prometheus targets are exactly the product-details replicas of
     compose.yaml, on the port each listens on; every replica has REDIS_URL naming the redis service;
   - the replicas' stop_grace_period >= SHUTDOWN_DELAY_SECONDS + SHUTDOWN_GRACE_SECONDS + that time;
-  - Redis as above; the load balancer mounts deploy/nginx/fleet.conf.
+  - Redis as above; the load balancer mounts deploy/nginx/fleet.conf, Prometheus the folder
+    deploy/prometheus/ (its configuration and the rule files it names) where --config.file says;
+  - Grafana mounts deploy/grafana/provisioning/ and the dashboard in the folder its dashboard
+    provider reads, and its datasource is the compose prometheus service, under the uid the
+    dashboard's panels name.
 Needs PyYAML (in .venv-deploy).
 """
 
 import copy
 import glob
+import json
 import os
 import re
 import sys
@@ -96,7 +101,10 @@ def load_inputs(root):
         "kubernetes": kubernetes,
         "compose": read("compose.yaml"),
         "nginx": read("deploy/nginx/fleet.conf", parse=False),
-        "prometheus": read("deploy/prometheus.yml"),
+        "prometheus": read("deploy/prometheus/prometheus.yml"),
+        "grafana_datasources": read("deploy/grafana/provisioning/datasources/prometheus.yml"),
+        "grafana_dashboards": read("deploy/grafana/provisioning/dashboards/product-details.yml"),
+        "dashboard": json.loads(read("deploy/grafana/product-details.json", parse=False)),
         "defaults": swift_defaults(root),
     }
 
@@ -317,6 +325,15 @@ def check_compose(inputs, problems):
         problems.check(any(v.startswith("./deploy/nginx/fleet.conf:") for v in mounts), f"compose.yaml {balancers[0]}",
                        "must mount ./deploy/nginx/fleet.conf")
 
+    prometheus = services.get("prometheus")
+    if problems.check(prometheus is not None, "compose.yaml", "no prometheus service"):
+        mounts = [str(v).split(":") for v in prometheus.get("volumes") or []]
+        folders = [m[1] for m in mounts if len(m) >= 2 and m[0].rstrip("/") == "./deploy/prometheus"]
+        configs = [str(a).split("=", 1)[1] for a in prometheus.get("command") or [] if str(a).startswith("--config.file=")]
+        problems.check(bool(folders) and len(configs) == 1 and configs[0] == folders[0].rstrip("/") + "/prometheus.yml",
+                       "compose.yaml prometheus",
+                       f"must mount ./deploy/prometheus and read prometheus.yml from it (mounts at {folders}, --config.file {configs})")
+
     upstream = re.search(r"upstream\s+\S+\s*\{(.*?)\}", inputs["nginx"], flags=re.S)
     servers = set(re.findall(r"^\s*server\s+([^\s;]+)", upstream.group(1), flags=re.M)) if upstream else set()
     problems.check(servers == expected, "deploy/nginx/fleet.conf",
@@ -326,14 +343,39 @@ def check_compose(inputs, problems):
     for job in inputs["prometheus"].get("scrape_configs") or []:
         for static in job.get("static_configs") or []:
             targets.update(static.get("targets") or [])
-    problems.check(targets == expected, "deploy/prometheus.yml",
+    problems.check(targets == expected, "deploy/prometheus/prometheus.yml",
                    f"targets {sorted(targets)} must be the compose replicas {sorted(expected)}")
+
+
+def check_grafana(inputs, problems):
+    services = inputs["compose"].get("services") or {}
+    grafana = services.get("grafana")
+    if not problems.check(grafana is not None, "compose.yaml", "no grafana service"):
+        return
+    mounts = dict(str(v).rsplit(":ro", 1)[0].split(":", 1) for v in grafana.get("volumes") or [] if ":" in str(v))
+    problems.check(mounts.get("./deploy/grafana/provisioning") == "/etc/grafana/provisioning", "compose.yaml grafana",
+                   "must mount ./deploy/grafana/provisioning on /etc/grafana/provisioning")
+    folders = [p.get("options", {}).get("path") for p in inputs["grafana_dashboards"].get("providers") or []]
+    target = mounts.get("./deploy/grafana/product-details.json", "")
+    problems.check(target.rsplit("/", 1)[0] in folders, "compose.yaml grafana",
+                   f"must mount ./deploy/grafana/product-details.json in a provider's folder {folders}, not {target!r}")
+    sources = inputs["grafana_datasources"].get("datasources") or []
+    prometheus = [s for s in sources if s.get("type") == "prometheus"]
+    if problems.check(len(prometheus) == 1, "deploy/grafana/provisioning/datasources", "one prometheus datasource"):
+        url = urlsplit(str(prometheus[0].get("url", "")))
+        published = [str(p).rsplit(":", 1)[-1] for p in (services.get("prometheus") or {}).get("ports") or []]
+        problems.check(url.hostname == "prometheus" and str(url.port) in published + ["9090"], "deploy/grafana/provisioning/datasources",
+                       f"url {prometheus[0].get('url')!r} must be the compose prometheus service")
+        uids = {(p.get("datasource") or {}).get("uid") for p in inputs["dashboard"].get("panels") or [] if p.get("type") != "row"}
+        problems.check(uids == {prometheus[0].get("uid")}, "deploy/grafana/product-details.json",
+                       f"panels name datasources {sorted(map(str, uids))}, provisioned is {prometheus[0].get('uid')!r}")
 
 
 def check(inputs):
     problems = Problems()
     check_kubernetes(inputs, problems)
     check_compose(inputs, problems)
+    check_grafana(inputs, problems)
     return problems.items
 
 
@@ -379,6 +421,15 @@ def self_test(inputs):
     def missing_target(m):
         m["prometheus"]["scrape_configs"][0]["static_configs"][0]["targets"].pop()
 
+    def prometheus_mount(m):
+        m["compose"]["services"]["prometheus"]["volumes"] = ["./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro"]
+
+    def dashboard_elsewhere(m):
+        m["compose"]["services"]["grafana"]["volumes"][1] = "./deploy/grafana/product-details.json:/tmp/product-details.json:ro"
+
+    def datasource_uid(m):
+        m["grafana_datasources"]["datasources"][0]["uid"] = "other"
+
     def compose_grace(m):
         for name, svc in m["compose"]["services"].items():
             if name.startswith(SERVICE + "-"):
@@ -388,7 +439,8 @@ def self_test(inputs):
     cases = [(lower_grace, "terminationGracePeriodSeconds"), (raise_shutdown_grace, "terminationGracePeriodSeconds"),
              (longer_pre_stop, "terminationGracePeriodSeconds"), (readiness_on_healthz, "readinessProbe must GET /readyz"),
              (liveness_on_readyz, "livenessProbe must GET /healthz"), (redis_persistence, "--appendonly no"),
-             (missing_target, "deploy/prometheus.yml"), (compose_grace, "stop_grace_period")]
+             (missing_target, "deploy/prometheus/prometheus.yml"), (prometheus_mount, "./deploy/prometheus"),
+             (dashboard_elsewhere, "provider's folder"), (datasource_uid, "panels name datasources"), (compose_grace, "stop_grace_period")]
     failed = []
     for case, reason in cases:
         mutated = copy.deepcopy(inputs)
@@ -408,7 +460,7 @@ def main():
     if problems:
         sys.exit(1)
     documents = len(inputs["kubernetes"])
-    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus.yml: OK")
+    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus/prometheus.yml, grafana: OK")
     if len(sys.argv) == 3:
         count, failed = self_test(inputs)
         if failed:
