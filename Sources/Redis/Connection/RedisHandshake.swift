@@ -1,7 +1,11 @@
 import RESP
 
-/// The commands sent first on every connection (`AUTH`, then `SELECT`), and how their replies
-/// are judged.
+/// The commands sent first on every connection (`AUTH`, or `PING` when the URL has no password,
+/// then `SELECT`), and how their replies are judged.
+///
+/// Without a password `PING` proves the server does not want one: a Redis that requires it
+/// answers `-NOAUTH`, and the connection reports it at once, as a refused `AUTH` would be,
+/// instead of counting as connected and failing on its first command.
 ///
 /// Both are written at once (pipelined, one round trip) and their replies checked in order. A
 /// refusal of the credentials or database is permanent: retrying with the same URL cannot
@@ -10,6 +14,7 @@ import RESP
 struct RedisHandshake: Sendable, Equatable {
     enum Step: Sendable, Equatable {
         case authenticate
+        case checkAccess
         case selectDatabase
     }
 
@@ -25,6 +30,9 @@ struct RedisHandshake: Sendable, Equatable {
             steps.append(.authenticate)
             let arguments: [RESPArgument] = url.username.map { ["AUTH", .string($0), .string(password)] } ?? ["AUTH", .string(password)]
             RESPCommand(arguments: arguments).encode(into: &bytes)
+        } else {
+            steps.append(.checkAccess)
+            RESPCommand("PING").encode(into: &bytes)
         }
         if selectsDatabase && url.database != 0 {
             steps.append(.selectDatabase)
@@ -44,11 +52,11 @@ struct RedisHandshake: Sendable, Equatable {
             if code == "WRONGPASS" || code == "NOAUTH" || (code == "ERR" && message.lowercased().contains("password")) {
                 return RedisClientError.authenticationFailed.detailed("Redis refused AUTH: \(message)")
             }
-        case .selectDatabase:
+        case .checkAccess, .selectDatabase:
             if code == "NOAUTH" {
                 return RedisClientError.authenticationFailed.detailed("Redis requires a password (REDIS_URL has none): \(message)")
             }
-            if code == "ERR" {
+            if step == .selectDatabase && code == "ERR" {
                 return RedisClientError.databaseRefused.detailed("Redis refused SELECT: \(message)")
             }
         }

@@ -91,6 +91,20 @@ struct RedisClientLiveTests {
         await redis.close()
     }
 
+    /// A server that wants a password REDIS_URL does not give: every connection says so at
+    /// connect (before any command), as a refused `AUTH` does, and is not retried.
+    @Test func aMissingPasswordIsReportedAtConnectByEveryConnection() async throws {
+        let redis = try RedisClientHarness(password: "s3cret", url: { RedisURL(host: "127.0.0.1", port: $0.port) })
+        try await eventually("both connections refused at connect") {
+            redis.observer.changes.filter {
+                if case .connectAttemptFailed(_, let error) = $0 { error == .authenticationFailed } else { false }
+            }.count == 2
+        }
+        #expect(!redis.observer.changes.contains { if case .connected = $0 { true } else { false } }, "never counted as connected")
+        await #expect(throws: RedisClientError.authenticationFailed) { try await redis.run("PING") }
+        await redis.close()
+    }
+
     @Test func aScriptStillRunsAfterRedisForgetsIt() async throws {
         let redis = try RedisClientHarness()
         let script = RedisScript("return redis.call('INCRBY', KEYS[1], ARGV[1])")

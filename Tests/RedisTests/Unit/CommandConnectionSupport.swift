@@ -38,11 +38,17 @@ func commandMachine(
     CommandMachine(url: url, configuration: configuration, random: random)
 }
 
-/// A machine on `plainURL` that connected at 0 ms (no handshake) and is ready.
+/// The handshake of a URL without a password: `PING`, which proves the server wants none.
+let accessCheck = encoded(RESPCommand("PING"))
+/// The server's answer to it outside subscribed mode.
+let accessGranted = wire("+PONG\r\n")
+
+/// A machine on `plainURL` that connected at 0 ms, passed the access check and is ready.
 func readyCommandMachine(configuration: RedisCommandConnectionConfiguration = testConfiguration) -> CommandMachine {
     var machine = commandMachine(configuration: configuration)
     _ = machine.start(now: .zero)
     _ = machine.connected(now: .zero)
+    _ = machine.received(accessGranted, now: .zero)
     return machine
 }
 

@@ -27,10 +27,26 @@ struct CommandHandshakeTests {
         #expect(machine.received(wire("+OK\r\n"), now: ms(1)) == [.connected, .cancelTimer])
     }
 
-    @Test func withoutPasswordOrDatabaseTheConnectionIsReadyAtOnce() {
+    /// Without a password a `PING` proves the server wants none before the connection counts as
+    /// connected.
+    @Test func withoutPasswordAPingIsTheHandshake() {
         var machine = commandMachine()
         _ = machine.start(now: .zero)
-        #expect(machine.connected(now: ms(1)) == [.connected, .cancelTimer])
+        #expect(machine.connected(now: ms(1)) == [.write(accessCheck)])
+        #expect(machine.received(accessGranted, now: ms(2)) == [.connected, .cancelTimer])
+    }
+
+    /// A server that wants a password the URL does not give: reported at connect as an
+    /// authentication failure (permanent), not as a connection lost on the first command.
+    @Test func withoutPasswordAProtectedServerIsAnAuthenticationFailureAtConnect() {
+        var machine = commandMachine()
+        _ = machine.start(now: .zero)
+        _ = machine.connected(now: ms(1))
+        let actions = machine.received(wire("-NOAUTH Authentication required.\r\n"), now: ms(2))
+        #expect(actions == [.close, .connectAttemptFailed(.authenticationFailed, reconnectAt: nil), .cancelTimer])
+        guard case .connectAttemptFailed(let error, _) = actions[1] else { return }
+        #expect(error.isPermanent)
+        #expect(error.detail.contains("REDIS_URL has none"))
     }
 
     @Test(arguments: [
@@ -68,7 +84,7 @@ struct CommandHandshakeTests {
     @Test func selectWithoutPasswordOnAProtectedServerIsAnAuthenticationFailure() {
         var machine = commandMachine(RedisURL(host: "h", database: 3))
         _ = machine.start(now: .zero)
-        #expect(machine.connected(now: .zero) == [.write(encoded(RESPCommand("SELECT", 3)))])
+        #expect(machine.connected(now: .zero) == [.write(encoded(RESPCommand("PING"), RESPCommand("SELECT", 3)))])
         #expect(machine.received(wire("-NOAUTH Authentication required.\r\n"), now: ms(1))
             == [.close, .connectAttemptFailed(.authenticationFailed, reconnectAt: nil), .cancelTimer])
     }

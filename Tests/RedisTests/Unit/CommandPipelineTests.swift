@@ -200,7 +200,8 @@ struct CommandPipelineTests {
         let second = machine.get("second", deadline: ms(800), now: ms(1))
         #expect(first.actions == [.armTimer(at: ms(500))])
         #expect(machine.cancel(first.id, now: ms(2)) == [.armTimer(at: ms(800))])
-        #expect(machine.connected(now: ms(3)) == [.connected, .write(encoded(RESPCommand("GET", "second")))])
+        #expect(machine.connected(now: ms(3)) == [.write(accessCheck)])
+        #expect(machine.received(accessGranted, now: ms(3)) == [.connected, .write(encoded(RESPCommand("GET", "second")))])
         #expect(machine.received(wire("+S\r\n"), now: ms(4)) == [.succeed(second.id, .simpleString(wire("S"))), .cancelTimer])
     }
 

@@ -32,7 +32,8 @@ struct CommandReconnectTests {
         #expect(failAttempts(&machine, count: 6, from: .zero) == [100, 200, 400, 800, 1000, 1000].map(ms))
 
         // Six attempts, each refused after 1 ms: the seventh began at 3,506 ms.
-        #expect(machine.connected(now: ms(3507)) == [.connected, .cancelTimer])
+        #expect(machine.connected(now: ms(3507)) == [.write(accessCheck)])
+        #expect(machine.received(accessGranted, now: ms(3507)) == [.connected, .cancelTimer])
         let lost = machine.peerClosed(now: ms(3600))
         #expect(lost == [.close, .disconnected(.connectionLost, reconnectAt: ms(3700)), .armTimer(at: ms(3700))])
     }
@@ -71,7 +72,8 @@ struct CommandReconnectTests {
         // The short deadline passes before the connection opens: that caller fails then, and
         // its command is never written.
         #expect(machine.timerFired(now: ms(50)) == [.fail(early.id, .timedOut), .armTimer(at: ms(400))])
-        #expect(machine.connected(now: ms(60)) == [.connected, .write(encoded(RESPCommand("GET", "patient")))])
+        #expect(machine.connected(now: ms(60)) == [.write(accessCheck)])
+        #expect(machine.received(accessGranted, now: ms(60)) == [.connected, .write(encoded(RESPCommand("GET", "patient")))])
         #expect(machine.received(wire("+P\r\n"), now: ms(61)) == [.succeed(patient.id, .simpleString(wire("P"))), .cancelTimer])
     }
 

@@ -16,6 +16,17 @@ struct SubscriberConnectionTests {
         #expect(machine.isSubscribed)
     }
 
+    /// Without a password, `PING` goes first: a server that wants one says `NOAUTH` to it, and
+    /// the subscriber stops for good, as the command connections do.
+    @Test func withoutPasswordAProtectedServerIsAnAuthenticationFailure() {
+        var machine = subscriberMachine()
+        _ = machine.start(now: .zero)
+        #expect(machine.connected(now: ms(1)) == [.write(accessCheck + subscribeCommand)])
+        let actions = machine.received(wire("-NOAUTH Authentication required.\r\n-NOAUTH Authentication required.\r\n"), now: ms(2))
+        #expect(actions.first == .close)
+        #expect(actions.contains(.connectAttemptFailed(.authenticationFailed, reconnectAt: nil)))
+    }
+
     @Test func messagesAreDeliveredInOrder() {
         var machine = subscribedMachine()
         let bytes = message("pd:inv", "p1") + message("pd:all", "epoch-2") + message("pd:inv", "")
@@ -30,7 +41,7 @@ struct SubscriberConnectionTests {
         var machine = subscriberMachine()
         _ = machine.start(now: .zero)
         _ = machine.connected(now: .zero)
-        let bytes = confirmation("pd:inv", count: 1) + message("pd:inv", "p9") + confirmation("pd:all", count: 2)
+        let bytes = accessGranted + confirmation("pd:inv", count: 1) + message("pd:inv", "p9") + confirmation("pd:all", count: 2)
         #expect(machine.received(bytes, now: ms(1))
             == [.message(channel: "pd:inv", payload: wire("p9")), .subscribed(isResubscription: false), .armTimer(at: ms(1001))])
     }
@@ -81,7 +92,7 @@ struct SubscriberConnectionTests {
             url: plainURL, channels: ["pd:inv", "pd:all"], configuration: configuration, random: FixedRandom(value: .max))
         _ = machine.start(now: .zero)
         _ = machine.connected(now: .zero)
-        _ = machine.received(bothConfirmed, now: .zero)
+        _ = machine.received(accessGranted + bothConfirmed, now: .zero)
         #expect(machine.received(message("pd:inv", String(repeating: "p", count: 4096)), now: ms(5))
             == [.close, .disconnected(.protocolError, reconnectAt: ms(105)), .armTimer(at: ms(105))])
     }

@@ -35,8 +35,8 @@ struct SubscriberHealthTests {
         #expect(machine.received(pongReply, now: ms(1550)) == [])
 
         #expect(machine.timerFired(now: ms(1600)) == [.connect(host: "redis.test", port: 6379), .armTimer(at: ms(2600))])
-        #expect(machine.connected(now: ms(1601)) == [.write(subscribeCommand)])
-        #expect(machine.received(bothConfirmed, now: ms(1602))
+        #expect(machine.connected(now: ms(1601)) == [.write(accessCheck + subscribeCommand)])
+        #expect(machine.received(accessGranted + bothConfirmed, now: ms(1602))
             == [.subscribed(isResubscription: true), .armTimer(at: ms(2602))])
     }
 
@@ -53,7 +53,7 @@ struct SubscriberHealthTests {
             == [.close, .connectAttemptFailed(.connectFailed, reconnectAt: ms(802)), .armTimer(at: ms(802))])
         _ = machine.timerFired(now: ms(802))
         _ = machine.connected(now: ms(803))
-        #expect(machine.received(bothConfirmed, now: ms(804)) == [.subscribed(isResubscription: true), .armTimer(at: ms(1804))])
+        #expect(machine.received(accessGranted + bothConfirmed, now: ms(804)) == [.subscribed(isResubscription: true), .armTimer(at: ms(1804))])
         // The successful subscription reset the backoff: the next delay's ceiling is the base.
         #expect(machine.writeFailed("EPIPE", now: ms(900))
             == [.close, .disconnected(.connectionLost, reconnectAt: ms(1000)), .armTimer(at: ms(1000))])

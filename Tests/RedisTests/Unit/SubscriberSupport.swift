@@ -30,11 +30,11 @@ func message(_ channel: String, _ payload: String) -> [UInt8] {
 /// Both channels confirmed.
 let bothConfirmed = confirmation("pd:inv", count: 1) + confirmation("pd:all", count: 2)
 
-/// A subscriber on `plainURL` that connected and subscribed at `now`.
+/// A subscriber on `plainURL` that connected, passed the access check and subscribed at `now`.
 func subscribedMachine(at now: Duration = .zero) -> SubscriberMachine {
     var machine = subscriberMachine()
     _ = machine.start(now: now)
     _ = machine.connected(now: now)
-    _ = machine.received(bothConfirmed, now: now)
+    _ = machine.received(accessGranted + bothConfirmed, now: now)
     return machine
 }
