@@ -68,7 +68,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// the next request reloads it, so a page invalidated elsewhere stops being served within the
     /// cap rather than at its TTL. It may still stand in for a failed load (stale-if-error).
     public func capFreshness(to cap: Duration?) {
-        let nanoseconds = cap.map { Int64(clamping: $0.components.seconds) &* 1_000_000_000 &+ $0.components.attoseconds / 1_000_000_000 }
+        let nanoseconds = cap.map(\.wholeNanoseconds)
         freshnessCapNanoseconds.store(nanoseconds ?? .max, ordering: .relaxed)
     }
 
