@@ -52,21 +52,23 @@ let package = Package(
         .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
+        // Test helpers that import nothing but Testing (`eventually`), so the pure suites can share them.
+        .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
         // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "PureTestSupport"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
-        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

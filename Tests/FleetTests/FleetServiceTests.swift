@@ -1,6 +1,7 @@
 import Fleet
 import Locking
 import ProductDetails
+import PureTestSupport
 import RESP
 import Testing
 import Timekeeping
@@ -53,7 +54,7 @@ struct FleetServiceTests {
                 }
             }
             // The first loader is held upstream; the others wait for its page.
-            try await eventuallyHolds { catalog.heldCount == 1 && events.count("lease waited") == 2 }
+            await eventually(.live) { catalog.heldCount == 1 && events.count("lease waited") == 2 }
             catalog.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -83,13 +84,13 @@ struct FleetServiceTests {
         #expect(read.document.missing == [.reviews] && read.cache.shared?.result == .hit)
 
         catalog.releaseReviews()
-        try await eventuallyHolds {
+        await eventually(.live) {
             if case .answered(let answer) = holder.lookUpDetail(id: "p1") { return answer.document.missing.isEmpty }
             return false
         }
         // A replica that has not seen the page yet reads the shared copy (each look is a new one,
         // with an empty L1): the completed page, once the holder stored it.
-        try await eventuallyHolds {
+        await eventually(.live) {
             guard let (late, _) = try? self.replica(), let answer = try? await late.detail(id: "p1") else { return false }
             return answer.document.missing.isEmpty && answer.cache.shared?.result == .hit
         }
@@ -104,14 +105,14 @@ struct FleetServiceTests {
         let (waiter, _) = try replica(requestDeadline: .milliseconds(300))
         catalog.hold()
         let held = Task { try await holder.detail(id: "p1") }
-        try await eventuallyHolds { catalog.heldCount == 1 }
+        await eventually(.live) { catalog.heldCount == 1 }
         let gaveUp = Locked(false)
         let waiting = Task {
             defer { gaveUp.withLock { $0 = true } }
             return try await waiter.detail(id: "p1")
         }
         // Either it gives up, or (the bug) it starts its own load, which the catalog holds.
-        try await eventuallyHolds { gaveUp.withLock { $0 } || catalog.calls("products") > 1 }
+        await eventually(.live) { gaveUp.withLock { $0 } || catalog.calls("products") > 1 }
         #expect(catalog.calls("products") == 1, "the waiter went upstream too: \(events.all)")
         #expect(events.count("lease waited") == 1)
         catalog.release()
@@ -145,7 +146,7 @@ struct FleetServiceTests {
         // The second replica takes the refresh lease, and answers stale at once as L1 would.
         let refreshing = try await second.detail(id: "p1")
         #expect(refreshing.cache.result == .stale && refreshing.cache.shared?.result == .stale, "\(refreshing.cache)")
-        try await eventuallyHolds { catalog.heldCount == 1 }
+        await eventually(.live) { catalog.heldCount == 1 }
         // Its refresh holds the lease: the third serves the stale page too, and loads nothing.
         let stale = try await third.detail(id: "p1")
         #expect(stale.cache.result == .stale && stale.cache.shared?.result == .stale, "\(stale.cache)")
@@ -154,7 +155,7 @@ struct FleetServiceTests {
         // The refresh stored its page and gave the lease up; a replica that has not seen the page
         // reads the refreshed one.
         let lease = keys.lease(of: "p1", at: generation)
-        try await eventuallyHolds {
+        await eventually(.live) {
             (try? await redis.run(.command(RESPCommand("EXISTS", .string(lease))), deadline: .seconds(1_000_000))) == .integer(0)
         }
         let (fourth, _) = try replica()
@@ -187,7 +188,7 @@ struct FleetServiceTests {
         let (second, _) = try replica()
         catalog.hold()
         async let old = first.detail(id: "p1")
-        try await eventuallyHolds { catalog.heldCount == 1 }
+        await eventually(.live) { catalog.heldCount == 1 }
         catalog.bumpVersion()
         #expect(await second.invalidate(.product("p1")) == .fleet(receivers: 0))
         catalog.release()
@@ -208,7 +209,7 @@ struct FleetServiceTests {
             return
         }
         async let waiting = replica.detail(id: "p1")
-        try await eventuallyHolds { events.count("lease waited") == 1 }
+        await eventually(.live) { events.count("lease waited") == 1 }
         // Its lease lapses now, rather than after a wait a loaded host would make unreliable.
         let lease = keys.lease(of: "p1", at: claim.generation)
         _ = try await redis.run(.command(RESPCommand("PEXPIRE", .string(lease), 1)), deadline: .seconds(1_000_000))
@@ -246,15 +247,3 @@ final class FleetEventLog: ServiceEvents {
     func sharedBreaker(_ state: CircuitBreaker.State) { lines.withLock { $0.append("breaker \(state.label)") } }
 }
 
-/// Polls `condition` until it holds (or fails the test after `timeout`).
-func eventuallyHolds(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !(await condition()) {
-        guard clock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}

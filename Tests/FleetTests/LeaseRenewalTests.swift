@@ -1,5 +1,6 @@
 @testable import Fleet
 import ProductDetails
+import PureTestSupport
 import Redis
 import RESP
 import Testing
@@ -44,11 +45,11 @@ struct LeaseRenewalTests {
             shared: SharedCache(store: store, settings: SharedCacheSettings(timeout: .seconds(60), leaseDuration: lease), time: time))
         catalog.hold()
         let load = Task { try await service.detail(id: "p1") }
-        try await eventuallyHolds { catalog.heldCount == 1 }
+        await eventually(.live) { catalog.heldCount == 1 }
         for renewal in 1...3 {
-            try await eventuallyHolds { time.sleeperCount == 1 }
+            await eventually(.live) { time.sleeperCount == 1 }
             time.advance(by: lease / 3)
-            try await eventuallyHolds { await runner.renewals == renewal }
+            await eventually(.live) { await runner.renewals == renewal }
         }
         catalog.release()
         #expect(try await load.value.cache.shared?.stored == true, "the lease was still held at the store")
