@@ -52,13 +52,13 @@ let package = Package(
         .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "RESP"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
-        // Test helpers that import nothing but Testing (`eventually`), so the pure suites can share them.
+        // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
         .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),
+        .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport", "PureTestSupport"]),
         // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
