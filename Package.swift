@@ -15,9 +15,10 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
-// Redis is the one Redis client: RESP, EventLoop, Timekeeping → Redis → Fleet, App. Its
-// connection state machines are pure (no sockets, no clocks), each beside the shell that drives
-// it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
+// Redis is the one Redis client: RESP, HTTP1 (for REDIS_URL's percent-decoding), EventLoop,
+// Timekeeping → Redis → Fleet, App. Its connection state machines are pure (no sockets, no
+// clocks), each beside the shell that drives it on EventLoop's Swift API (sockets, timers, the
+// resolver), never libuv's C API.
 // Fleet (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
 // tests fake; App wires them.
@@ -41,7 +42,7 @@ let package = Package(
         .target(name: "HTTP1"),
         .target(name: "JSON"),
         .target(name: "RESP"),
-        .target(name: "Redis", dependencies: ["RESP", "EventLoop", "Timekeeping"]),
+        .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
