@@ -13,6 +13,8 @@ package enum Polling: Sendable {
     /// The unit level's: more yields than any chain of tasks in a test needs.
     package static let clockless = Polling.yielding(tries: 2_000_000)
 
-    /// The live level's: a look every millisecond; 30 s only bounds a failing test.
-    package static let live = Polling.sleeping(every: .milliseconds(1), within: .seconds(30))
+    /// The live level's: a look every 10 ms, soon enough for a test's next step and rare enough
+    /// that a hundred live tests waiting at once add little to a loaded host; 30 s only bounds
+    /// a failing test.
+    package static let live = Polling.sleeping(every: .milliseconds(10), within: .seconds(30))
 }
