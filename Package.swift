@@ -15,9 +15,10 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
-// Redis is the one Redis client: RESP, EventLoop, Timekeeping → Redis → RedisSharedCache, App. Its
-// connection state machines are pure (no sockets, no clocks), each beside the shell that drives
-// it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
+// Redis is the one Redis client: RESP, HTTP1 (for REDIS_URL's percent-decoding), EventLoop,
+// Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
+// sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
+// timers, the resolver), never libuv's C API.
 // RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
 // tests fake; App wires them.
@@ -41,32 +42,34 @@ let package = Package(
         .target(name: "HTTP1"),
         .target(name: "JSON"),
         .target(name: "RESP"),
-        .target(name: "Redis", dependencies: ["RESP", "EventLoop", "Timekeeping"]),
+        .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["JSON", "Locking", "Timekeeping"]),
-        .target(name: "Metrics", dependencies: ["Locking"]),
-        .target(name: "RedisSharedCache", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
+        .target(name: "Metrics", dependencies: ["Locking", "Timekeeping"]),
+        .target(name: "RedisSharedCache", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis", "RESP"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
-        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON", "Locking"]),
+        .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON"]),
+        // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
+        .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "Timekeeping"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),
+        .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport", "PureTestSupport"]),
         // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "RedisSharedCacheTests", dependencies: ["RedisSharedCache", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "Locking"]),
-        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "JSON", "HTTPServer", "EventLoop", "HTTP1", "Locking", "TestSupport"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "CLibUV", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "RedisSharedCacheTests", dependencies: ["RedisSharedCache", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
+        .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "RedisSharedCache", "Redis", "RESP"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -91,9 +91,10 @@ build_target() {
   echo "fuzz: building $target" >&2
   # ld.gold warns "Cannot export local symbol '__asan_…'" for every ASan stub: harmless noise.
   # -wmo leaves the module's .swiftmodule in the working directory: compile from inside $build.
+  # -package-name: the module's `package` declarations need one, as SwiftPM gives them.
   local absolute=()
   for input in "${inputs[@]}"; do absolute+=("$PWD/$input"); done
-  if ! (cd "$build" && "$swiftc" -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g \
+  if ! (cd "$build" && "$swiftc" -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -package-name product_details \
     ${build_flags[$module]} -module-name "${module_names[$module]}" "${absolute[@]}" -o "$binary.tmp") 2>&1 \
     | { grep -v "Cannot export local symbol" || true; }
   then

@@ -156,7 +156,7 @@ public final class Application: Sendable {
         if let fleet {
             logger.lifecycle("fleet mode: replicas share a Redis cache", [
                 ("redis", fleet.url.description), ("keyPrefix", fleet.keys.prefix),
-                ("timeoutMs", String(Int(configuration.sharedCache.timeout / .milliseconds(1)))),
+                ("timeoutMs", String(configuration.sharedCache.timeout.wholeMilliseconds)),
             ])
         } else {
             logger.lifecycle("single-node mode: REDIS_URL is not set, the cache is this process's own")
@@ -187,7 +187,7 @@ public final class Application: Sendable {
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
     public func runUntilSignalled() async throws {
         let signal = await signals.wait()
-        logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.components.seconds))])
+        logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.wholeSeconds))])
         await stop()
     }
 

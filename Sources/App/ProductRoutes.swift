@@ -2,6 +2,7 @@ import HTTP1
 import HTTPServer
 import JSON
 import ProductDetails
+import Timekeeping
 
 /// `GET /products/{id}` and `GET /products?ids=…`: the product detail pages, with validators,
 /// freshness and RFC 9211 `Cache-Status` on every answer.
@@ -86,7 +87,7 @@ struct ProductRoutes {
         } else {
             fields.field("Cache-Control") {
                 $0.append("max-age=")
-                $0.appendDecimal(max(0, answer.cache.ttlRemaining?.components.seconds.clampedToInt ?? 0))
+                $0.appendDecimal(max(0, answer.cache.ttlRemaining?.wholeSeconds.clampedToInt ?? 0))
             }
         }
         fields.field("Cache-Status") { appendCacheStatus(answer.cache, to: &$0) }
@@ -123,7 +124,7 @@ struct ProductRoutes {
         if outcome.collapsed { value.append("; collapsed") }
         if let ttl = outcome.ttlRemaining {
             value.append("; ttl=")
-            value.appendDecimal(ttl.components.seconds.clampedToInt)
+            value.appendDecimal(ttl.wholeSeconds.clampedToInt)
         }
         if let reason = outcome.servedStaleBecause {
             value.append("; detail=")
@@ -147,7 +148,7 @@ struct ProductRoutes {
         if shared.collapsed { value.append("; collapsed") }
         if let ttl = shared.ttlRemaining {
             value.append("; ttl=")
-            value.appendDecimal(ttl.components.seconds.clampedToInt)
+            value.appendDecimal(ttl.wholeSeconds.clampedToInt)
         }
         if let reason = shared.notStored {
             value.append("; detail=")

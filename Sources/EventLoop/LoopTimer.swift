@@ -1,4 +1,5 @@
 import CLibUV
+import Timekeeping
 
 /// A restartable libuv timer. Loop-confined: use it only on `loop`'s thread.
 public final class LoopTimer: LoopHandle {
@@ -69,14 +70,4 @@ private func loopTimerFired(_ timer: UnsafeMutablePointer<uv_timer_t>?) {
     guard let timer else { return }
     let handle = UnsafeMutableRawPointer(timer).assumingMemoryBound(to: uv_handle_t.self)
     (LoopHandle.owner(of: handle) as? LoopTimer)?.fire()
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up so a timer never fires early; negative becomes zero.
-    var roundedUpMilliseconds: UInt64 {
-        if self <= .zero { return 0 }
-        let (seconds, attoseconds) = components
-        let millis = UInt64(seconds) * 1000 + UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        return millis
-    }
 }

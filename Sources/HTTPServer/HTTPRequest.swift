@@ -23,8 +23,8 @@ public struct HTTPRequest: Sendable {
         var values: [String] = []
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let key = PercentDecoding.decode(parts[0]), key == name else { continue }
-            let value = parts.count > 1 ? PercentDecoding.decode(parts[1]) : ""
+            guard let key = try? PercentDecoding.decode(parts[0], plusIsSpace: true), key == name else { continue }
+            let value = parts.count > 1 ? try? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
             if let value { values.append(value) }
         }
         return values

@@ -1,3 +1,5 @@
+import HTTP1
+
 /// A ``RouteNode`` trie flattened into arrays of plain values. A lookup walks indices and compares
 /// bytes, so it retains nothing per hop; walking the nodes themselves retained each node's arrays
 /// and strings, and each path slice's storage, on every cached page (bench/HISTORY.md).
@@ -85,7 +87,7 @@ struct RouteTable: Sendable {
                 // Parameters are percent-decoded (`%70%31` is `p1`); a malformed escape stays as
                 // sent, for the handler's validation to refuse.
                 let raw = Substring(path[start..<end])
-                parameters[parameterNames[name]] = PercentDecoding.decodePathSegment(raw) ?? String(raw)
+                parameters[parameterNames[name]] = (try? PercentDecoding.decode(raw, plusIsSpace: false)) ?? String(raw)
                 return found
             }
         }

@@ -1,4 +1,5 @@
 import Synchronization
+import Timekeeping
 
 /// A distribution of observations, such as request latency, counted into fixed buckets.
 ///
@@ -29,8 +30,7 @@ public final class Histogram: Sendable {
 
     /// Records a duration in seconds, the unit Prometheus expects for time.
     public func observe(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        observe(Double(seconds) + Double(attoseconds) / 1e18)
+        observe(duration.fractionalSeconds)
     }
 
     /// A consistent-enough copy of the counts, for tests and diagnostics.

@@ -1,4 +1,5 @@
 import JSON
+import Timekeeping
 
 /// A failure the HTTP layer turns into an `application/problem+json` answer (RFC 9457).
 ///
@@ -95,9 +96,7 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     /// would ask again at once, into the same refusal).
     public var retryAfterSeconds: Int? {
         guard let retryAfter else { return nil }
-        let parts = retryAfter.components
-        let whole = parts.seconds + (parts.attoseconds > 0 ? 1 : 0)
-        return Int(max(1, whole))
+        return Int(max(1, retryAfter.roundedUpSeconds))
     }
 
     /// The request's task was cancelled (its client went away). Typed throws cannot carry

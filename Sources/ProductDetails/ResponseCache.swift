@@ -69,7 +69,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// invalidated elsewhere stops being served within the cap plus one load rather than at its
     /// TTL, and no client waits for the reload. It may still stand in for a failed load.
     public func capFreshness(to cap: Duration?) {
-        let nanoseconds = cap.map { Int64(clamping: $0.components.seconds) &* 1_000_000_000 &+ $0.components.attoseconds / 1_000_000_000 }
+        let nanoseconds = cap.map(\.wholeNanoseconds)
         freshnessCapNanoseconds.store(nanoseconds ?? .max, ordering: .relaxed)
     }
 

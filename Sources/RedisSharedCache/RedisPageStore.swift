@@ -39,8 +39,8 @@ public struct RedisPageStore: SharedPageStore {
             keys: [.string(keys.epoch), .string(keys.generation(of: id))],
             arguments: [
                 .string(keys.prefix), .string(id), .string(RandomToken.make()), .string(RandomToken.make()),
-                .string(token), .integer(SharedPageCodec.milliseconds(leaseDuration)),
-                .integer(SharedPageCodec.milliseconds(generationLifetime)), .integer(readsPage ? 0 : 1),
+                .string(token), .integer(leaseDuration.wholeMilliseconds),
+                .integer(generationLifetime.wholeMilliseconds), .integer(readsPage ? 0 : 1),
             ]
         ), deadline: deadline)
         guard let elements = reply.elements, elements.count >= 3, let kind = elements[0].integer,
@@ -70,7 +70,7 @@ public struct RedisPageStore: SharedPageStore {
         let token = RandomToken.make()
         let reply = try await run(.command(RESPCommand(
             "SET", .string(keys.lease(of: id, at: generation)), .string(token),
-            "NX", "PX", .integer(SharedPageCodec.milliseconds(leaseDuration))
+            "NX", "PX", .integer(leaseDuration.wholeMilliseconds)
         )), deadline: deadline)
         if reply.isNull { return nil }
         guard reply.string == "OK" else { throw unexpected(reply) }
@@ -80,7 +80,7 @@ public struct RedisPageStore: SharedPageStore {
     public func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let reply = try await run(.script(
             SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
-            arguments: [.string(claim.token), .integer(SharedPageCodec.milliseconds(leaseDuration))]
+            arguments: [.string(claim.token), .integer(leaseDuration.wholeMilliseconds)]
         ), deadline: deadline)
         guard let renewed = reply.integer else { throw unexpected(reply) }
         return renewed == 1
@@ -98,8 +98,8 @@ public struct RedisPageStore: SharedPageStore {
             ],
             arguments: [
                 .string(claim.generation.epoch), .string(claim.generation.generation), .string(claim.token),
-                .bytes(SharedPageCodec.encode(page)), .integer(SharedPageCodec.milliseconds(page.lifetime)),
-                .integer(SharedPageCodec.milliseconds(generationLifetime)), .integer(keepingLease ? 1 : 0),
+                .bytes(SharedPageCodec.encode(page)), .integer(page.lifetime.wholeMilliseconds),
+                .integer(generationLifetime.wholeMilliseconds), .integer(keepingLease ? 1 : 0),
             ]
         ), deadline: deadline)
         guard let stored = reply.integer else { throw unexpected(reply) }
@@ -129,7 +129,7 @@ public struct RedisPageStore: SharedPageStore {
         let reply = try await run(.script(
             SharedCacheScripts.invalidate, keys: [.string(key)],
             arguments: [
-                .string(RandomToken.make()), .integer(SharedPageCodec.milliseconds(lifetime)),
+                .string(RandomToken.make()), .integer(lifetime.wholeMilliseconds),
                 .string(keys.invalidationChannel), .bytes(message.payload),
             ]
         ), deadline: deadline)

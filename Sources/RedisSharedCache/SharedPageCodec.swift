@@ -1,4 +1,5 @@
 import ProductDetails
+import Timekeeping
 
 /// The bytes of a page in Redis: one header line, then the body as served.
 ///
@@ -10,7 +11,7 @@ enum SharedPageCodec {
 
     static func encode(_ page: SharedPage) -> [UInt8] {
         var bytes = magic
-        var header = "\(page.document.status) \(milliseconds(page.ttl)) \(milliseconds(page.staleIfError)) \(milliseconds(page.staleWhileRevalidate)) "
+        var header = "\(page.document.status) \(page.ttl.wholeMilliseconds) \(page.staleIfError.wholeMilliseconds) \(page.staleWhileRevalidate.wholeMilliseconds) "
         header += page.document.missing.isEmpty ? "-" : page.document.missing.map(\.rawValue).joined(separator: ",")
         header += "\n"
         bytes.append(contentsOf: header.utf8)
@@ -40,10 +41,5 @@ enum SharedPageCodec {
             document: document, ttl: .milliseconds(ttl),
             staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate)
         )
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -3,8 +3,6 @@ import EventLoop
 import Foundation
 import HTTPServer
 import JSON
-import Locking
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -77,14 +75,14 @@ struct Main {
         let stub = CatalogStub(group: group, configuration: configuration)
         let signals = SignalWaiter()
         do {
-            try await signals.watch(on: group.loops[0])
+            try await signals.watch(on: group.loops[0], for: [SIGTERM, SIGINT])
             let port = try await stub.start()
             emit(#"{"msg":"catalog-stub listening","host":\#(quoted(configuration.host)),"port":\#(port),"catalogSize":\#(configuration.catalogSize),"loops":\#(loops)}"#)
         } catch {
             group.shutdown()
             fail("catalog-stub: cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
-        let signal = await signals.next()
+        let signal = await signals.wait()
         emit(#"{"msg":"catalog-stub stopping","signal":\#(signal)}"#)
         await stub.shutdown()
         await signals.stop()
@@ -113,61 +111,5 @@ struct Main {
     static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data((message + "\n").utf8))
         exit(2)
-    }
-}
-
-/// Waits for SIGTERM or SIGINT, watched on one loop (libuv signal handles are loop-confined).
-final class SignalWaiter: Sendable {
-    private let state = Locked(State())
-
-    private struct State {
-        var received: Int32?
-        var waiter: CheckedContinuation<Int32, Never>?
-        var watchers: [LoopBound<SignalWatcher>] = []
-    }
-
-    func watch(on loop: EventLoop) async throws {
-        try await Task(executorPreference: loop) { [self] in
-            var watchers: [LoopBound<SignalWatcher>] = []
-            for signal in [SIGTERM, SIGINT] {
-                let watcher = try SignalWatcher(loop: loop, signal: signal) { [self] received in deliver(received) }
-                watchers.append(LoopBound(watcher, loop: loop))
-            }
-            state.withLock { $0.watchers = watchers }
-        }.value
-    }
-
-    /// The first signal received (at once if it has already arrived).
-    func next() async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let already = state.withLock { state -> Int32? in
-                if let received = state.received { return received }
-                state.waiter = continuation
-                return nil
-            }
-            if let already { continuation.resume(returning: already) }
-        }
-    }
-
-    /// Closes the signal handles on their loop.
-    func stop() async {
-        let watchers = state.withLock { state in
-            defer { state.watchers = [] }
-            return state.watchers
-        }
-        guard let loop = watchers.first?.loop else { return }
-        await Task(executorPreference: loop) {
-            for watcher in watchers { watcher.value.close() }
-        }.value
-    }
-
-    private func deliver(_ signal: Int32) {
-        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
-            guard state.received == nil else { return nil }
-            state.received = signal
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: signal)
     }
 }

@@ -4,6 +4,7 @@ import EventLoop
 import HTTP1
 import HTTPClient
 import ProductDetails
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -196,9 +197,10 @@ extension E2E {
         return try #require(PrometheusText.value(of: "product_details_" + name, labels: labels, in: reply.text))
     }
 
-    /// Polls a metric until `condition` holds (see `eventuallyAsync`).
+    /// Polls a metric until `condition` holds (see `eventually`).
+    @discardableResult
     func eventuallyMetric(_ name: String, _ labels: [String: String] = [:], _ condition: (Double) -> Bool) async throws -> Bool {
-        try await eventuallyAsync { condition(try await metric(name, labels)) }
+        try await eventually(.live) { condition(try await metric(name, labels)) }
     }
 }
 

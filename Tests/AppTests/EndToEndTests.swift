@@ -2,6 +2,7 @@ import App
 import CatalogStub
 import HTTP1
 import ProductDetails
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -57,7 +58,7 @@ extension AppE2ETests {
                 #expect(elapsed < deadline * 5, "504 after \(elapsed)")
                 // Every timed-out attempt was given up at the stub, not left hanging. (A sibling
                 // request whose client had left before the stub read it counts as abandoned too.)
-                #expect(await eventually { env.stub.stats().abandonedProduct == env.stub.stats().product })
+                await eventually(.live) { env.stub.stats().abandonedProduct == env.stub.stats().product }
                 #expect(env.stub.stats().product >= 1)
                 // A failure is not cached.
                 env.stub.clearFaults()
@@ -127,11 +128,11 @@ extension AppE2ETests {
                 env.stub.setFaults(FaultPlan(hang: true), for: .product)
                 let client = try await env.raw()
                 try await client.sendRequest("/products/p9")
-                #expect(await eventually { env.stub.stats().product == 1 && env.stub.stats().reviews == 1 && env.stub.stats().suggested == 1 })
+                await eventually(.live) { env.stub.stats().product == 1 && env.stub.stats().reviews == 1 && env.stub.stats().suggested == 1 }
                 #expect(env.stub.stats().abandoned == 0)
                 client.close()
-                #expect(await eventually { env.stub.stats().abandoned == 1 })
-                #expect(await eventually { env.app.service.inFlightCount == 0 })
+                await eventually(.live) { env.stub.stats().abandoned == 1 }
+                await eventually(.live) { env.app.service.inFlightCount == 0 }
                 // Nothing was cached: the next request loads again.
                 env.stub.clearFaults()
                 let reply = try await env.get("/products/p9")
@@ -146,10 +147,10 @@ extension AppE2ETests {
                 env.stub.pause(route: .all)
                 let client = try await env.raw()
                 try await client.sendRequest("/products/p10")
-                #expect(await eventually { env.stub.pausedRequests == 3 })
+                await eventually(.live) { env.stub.pausedRequests == 3 }
                 client.close()
-                #expect(await eventually { env.stub.stats().abandoned == 3 && env.stub.pausedRequests == 0 })
-                #expect(await eventually { env.app.service.inFlightCount == 0 })
+                await eventually(.live) { env.stub.stats().abandoned == 3 && env.stub.pausedRequests == 0 }
+                await eventually(.live) { env.app.service.inFlightCount == 0 }
             }
         }
     }

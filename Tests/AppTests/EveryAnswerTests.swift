@@ -4,6 +4,7 @@ import EventLoop
 import Foundation
 import HTTP1
 import Locking
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -16,7 +17,7 @@ extension AppE2ETests {
             try await withE2E(configure: { $0.server.maxInFlightRequests = 1; $0.logLevel = "info" }, logDestination: log.destination) { env in
                 env.stub.pause(route: .product)
                 let holding = Task { try await env.get("/products/p31") }
-                #expect(await eventually { env.stub.pausedRequests >= 1 })
+                await eventually(.live) { env.stub.pausedRequests >= 1 }
                 let refused = try await env.get("/products/p32", headers: ["X-Request-ID": "shed-1"])
                 #expect(refused.status == 503)
                 #expect(refused.header("X-Request-ID") == "shed-1")

@@ -1,4 +1,5 @@
 import App
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -47,7 +48,7 @@ extension AppE2ETests.FaultSuite {
         check(appPeak <= cap, "the app held \(appPeak) upstream connections at once; the pool cap is \(cap)")
         let scraped = try await env.metric("upstream_open_connections")
         check(scraped <= Double(cap), "upstream_open_connections \(scraped); the pool cap is \(cap)")
-        let stubSettled = await eventually { env.stub.stats().openConnections <= cap }
+        let stubSettled = await eventually(.live) { env.stub.stats().openConnections <= cap }
         check(stubSettled, "the stub holds \(env.stub.stats().openConnections) connections; the pool cap is \(cap) (peak \(flood.peakStubConnections))")
         let entries = try await env.metric("cache_entries")
         check(entries == Double(cacheEntries), "cache_entries \(entries), expected \(cacheEntries)")

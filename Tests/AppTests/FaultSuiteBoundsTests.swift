@@ -1,6 +1,7 @@
 import App
 import CatalogStub
 import Locking
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -73,8 +74,8 @@ extension AppE2ETests.FaultSuite {
         try await withE2E(configure: { $0.service.maxInFlightLoads = 5 }) { env in
             env.stub.pause(route: .all)
             let waiting = (1...5).map { index in Task { try await env.get("/products/p\(index)") } }
-            #expect(await eventually { env.stub.pausedRequests == 15 })
-            #expect(try await env.eventuallyMetric("inflight_loads") { $0 == 5 })
+            await eventually(.live) { env.stub.pausedRequests == 15 }
+            try await env.eventuallyMetric("inflight_loads") { $0 == 5 }
 
             let shed = try await Self.timed { try await env.get("/products/p6") }
             #expect(shed.reply.status == 503)
@@ -98,7 +99,7 @@ extension AppE2ETests.FaultSuite {
                 #expect(reply.status == 200)
                 #expect(try reply.json() == (try env.expectedDetail("p\(offset + 1)")))
             }
-            #expect(try await env.eventuallyMetric("inflight_loads") { $0 == 0 })
+            try await env.eventuallyMetric("inflight_loads") { $0 == 0 }
             // Shedding is not remembered: the sixth id loads now.
             let retried = try await env.get("/products/p6")
             #expect(retried.status == 200)

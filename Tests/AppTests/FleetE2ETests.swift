@@ -2,6 +2,7 @@
 import CatalogStub
 import Foundation
 import HTTPClient
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -17,12 +18,12 @@ extension AppE2ETests {
                         group.addTask { try await fleet.get(index % 3, "/products/p7") }
                     }
                     // One replica's load waits at the stub; the others wait for its page.
-                    #expect(await eventually { fleet.stub.pausedRequests == 1 })
-                    #expect(try await eventuallyAsync {
+                    await eventually(.live) { fleet.stub.pausedRequests == 1 }
+                    try await eventually(.live) {
                         var waiting = 0.0
                         for replica in 0..<3 { waiting += try await fleet.metric(replica, "leases_total", ["result": "waited"]) }
                         return waiting == 2
-                    })
+                    }
                     fleet.stub.resume()
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
@@ -48,7 +49,7 @@ extension AppE2ETests {
                 #expect(deleted.status == 204)
                 #expect(deleted.header("X-Invalidation-Receivers") == "3")
                 for replica in 0..<3 {
-                    #expect(try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "product"]) { $0 >= 1 })
+                    try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "product"]) { $0 >= 1 }
                 }
                 for probe in 0..<1000 {
                     let reply = try await fleet.get(probe % 3, "/products/p8")
@@ -64,11 +65,11 @@ extension AppE2ETests {
             try await withFleet { fleet in
                 fleet.stub.pause(route: .product)
                 async let early = fleet.get(0, "/products/p9")
-                #expect(await eventually { fleet.stub.pausedRequests == 1 })
+                await eventually(.live) { fleet.stub.pausedRequests == 1 }
                 let deleted = try await fleet.delete(1, "/cache/products/p9")
                 #expect(deleted.header("X-Invalidation-Receivers") == "3")
                 for replica in 0..<3 {
-                    #expect(try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "product"]) { $0 >= 1 })
+                    try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "product"]) { $0 >= 1 }
                 }
                 fleet.stub.resume()
                 let answered = try await early
@@ -87,7 +88,7 @@ extension AppE2ETests {
                 #expect(try await fleet.get(0, "/products/p10").status == 200)
                 let before = fleet.upstreamRequests
                 try await fleet.restart(1)
-                #expect(try await fleet.eventuallyMetric(1, "redis_subscriber_connected") { $0 == 1 })
+                try await fleet.eventuallyMetric(1, "redis_subscriber_connected") { $0 == 1 }
                 let reply = try await fleet.get(1, "/products/p10")
                 #expect(reply.status == 200)
                 #expect(reply.cacheStatus.hasPrefix("product-details-shared; hit"), "\(reply.cacheStatus)")
@@ -138,7 +139,7 @@ extension AppE2ETests {
                 await #expect(throws: (any Error).self) {
                     _ = try await fleet.client.execute(.get, origin, path: "/products/p12", timeout: .milliseconds(200))
                 }
-                #expect(try await fleet.eventuallyMetric(0, "redis_commands_total", ["outcome": "cancelled"]) { $0 == 1 })
+                try await fleet.eventuallyMetric(0, "redis_commands_total", ["outcome": "cancelled"]) { $0 == 1 }
                 #expect(try await fleet.metric(0, "l2_reads_total", ["result": "error"]) == 0)
                 #expect(try await fleet.metric(0, "redis_commands_total", ["outcome": "failed"]) == 0)
                 #expect(try await fleet.metric(0, "redis_breaker_state") == 0)
@@ -152,16 +153,16 @@ extension AppE2ETests {
                 #expect(try await fleet.get(0, "/products/p11").isHit)
                 let killed = try await fleet.redisCommand("CLIENT", "KILL", "TYPE", "pubsub")
                 #expect(String(decoding: killed, as: UTF8.self) == ":1\r\n")
-                #expect(try await fleet.eventuallyMetric(0, "l1_flushes_total", ["reason": "resubscribed"]) { $0 == 1 })
+                try await fleet.eventuallyMetric(0, "l1_flushes_total", ["reason": "resubscribed"]) { $0 == 1 }
                 #expect(try await fleet.metric(0, "redis_subscriber_connected") == 1)
-                #expect(try await eventuallyAsync { try await fleet.get(0, "/products/p11").cacheStatus.hasPrefix("product-details-shared; hit") })
+                try await eventually(.live) { try await fleet.get(0, "/products/p11").cacheStatus.hasPrefix("product-details-shared; hit") }
             }
         }
 
         /// Once Redis answers again, a page one replica loads is a shared hit on the other.
         private func expectSharingResumes(_ fleet: Fleet, id: String) async throws {
             var attempt = 0
-            let resumed = try await eventuallyAsync(timeout: .seconds(60)) {
+            let resumed = try await eventually(.sleeping(every: .milliseconds(1), within: .seconds(60))) {
                 attempt += 1
                 let path = "/products/\(id)x\(attempt)"
                 let loaded = try await fleet.get(0, path)

@@ -3,6 +3,7 @@ import CatalogStub
 import EventLoop
 import HTTP1
 import HTTPClient
+import PureTestSupport
 import Redis
 import RESP
 import Testing
@@ -48,8 +49,10 @@ final class Fleet: @unchecked Sendable {
         return try #require(PrometheusText.value(of: "product_details_" + name, labels: labels, in: reply.text))
     }
 
+    /// Polls a replica's metric until `condition` holds (see `eventually`).
+    @discardableResult
     func eventuallyMetric(_ replica: Int, _ name: String, _ labels: [String: String] = [:], _ condition: (Double) -> Bool) async throws -> Bool {
-        try await eventuallyAsync { condition(try await metric(replica, name, labels)) }
+        try await eventually(.live) { condition(try await metric(replica, name, labels)) }
     }
 
     /// Upstream requests the stub received on its three routes.

@@ -1,6 +1,7 @@
 import App
 import CatalogStub
 import EventLoop
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -26,7 +27,7 @@ import TestSupport
         let client = try await RawClient.connect(port: app.port)
         defer { client.close() }
         try await client.sendRequest("/products/p41", headers: [("X-Request-ID", "cut-1")])
-        #expect(await eventually { stub.pausedRequests >= 1 })
+        await eventually(.live) { stub.pausedRequests >= 1 }
         await app.stop()
         let answer = try await client.readResponse()
         stub.resume()

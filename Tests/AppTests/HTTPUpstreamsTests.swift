@@ -3,6 +3,7 @@ import CatalogStub
 import EventLoop
 import HTTPClient
 import ProductDetails
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -26,9 +27,9 @@ import TestSupport
 
         stub.pause(route: .reviews)
         let hung = Task { try await upstreams.reviews(productID: "p1", call: call) }
-        #expect(await eventually { stub.pausedRequests == 1 })
+        await eventually(.live) { stub.pausedRequests == 1 }
         let queued = Task { try await upstreams.reviews(productID: "p2", call: call) }
-        #expect(await eventually { client.statistics.waitingRequests == 1 })
+        await eventually(.live) { client.statistics.waitingRequests == 1 }
         #expect(try await upstreams.product(id: "p3", call: call).id == "p3")
 
         client.failQueued(pool: Upstream.reviews.rawValue)

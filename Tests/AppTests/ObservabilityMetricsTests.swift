@@ -1,5 +1,6 @@
 @testable import App
 import Foundation
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -10,7 +11,7 @@ extension AppE2ETests.Observability {
         try await withE2E(configure: { $0.service.maxInFlightLoads = 1 }) { env async throws in
             env.stub.pause(route: .product)
             let holding = Task { try await env.get("/products/p51") }
-            #expect(await eventually { env.stub.pausedRequests >= 1 })
+            await eventually(.live) { env.stub.pausedRequests >= 1 }
             #expect(try await env.get("/products/p52").status == 503)
             #expect(try await env.metric("load_refusals_total") == 1)
             #expect(try await env.metric("overload_refusals_total") == 0)

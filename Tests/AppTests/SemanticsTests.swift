@@ -1,6 +1,7 @@
 import App
 import CatalogStub
 import ProductDetails
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -42,8 +43,8 @@ extension AppE2ETests {
                     // One load runs, held at the stub, and every other request in the app has
                     // joined it. Nobody is answered before `resume`, so exactly `concurrent - 1`
                     // join; the queued rest arrive after the load stored its page: cache hits.
-                    #expect(await eventually { env.stub.pausedRequests == 3 })
-                    #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == Double(concurrent - 1) })
+                    await eventually(.live) { env.stub.pausedRequests == 3 }
+                    try await env.eventuallyMetric("coalesced_requests_total") { $0 == Double(concurrent - 1) }
                     #expect(env.app.service.inFlightCount == 1)
                     env.stub.resume()
 
@@ -71,14 +72,14 @@ extension AppE2ETests {
                 env.stub.pause(route: .all)
                 let leaving = try await env.raw()
                 try await leaving.sendRequest("/products/p300")
-                #expect(await eventually { env.stub.pausedRequests == 3 })
+                await eventually(.live) { env.stub.pausedRequests == 3 }
                 let staying = try await env.raw()
                 try await staying.sendRequest("/products/p300")
-                #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 })
+                try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 }
                 // The request that started the load goes away; the load is not its own.
                 leaving.close()
                 let cancelled = ["route": "/products/{id}", "method": "GET", "code": "499"]
-                #expect(try await env.eventuallyMetric("http_requests_total", cancelled) { $0 == 1 })
+                try await env.eventuallyMetric("http_requests_total", cancelled) { $0 == 1 }
                 #expect(try await env.metric("load_cancellations_total") == 0)
                 #expect(env.app.service.inFlightCount == 1)
                 #expect(env.stub.stats().abandoned == 0)
@@ -98,14 +99,14 @@ extension AppE2ETests {
                 env.stub.pause(route: .all)
                 let first = try await env.raw()
                 try await first.sendRequest("/products/p301")
-                #expect(await eventually { env.stub.pausedRequests == 3 })
+                await eventually(.live) { env.stub.pausedRequests == 3 }
                 let second = try await env.raw()
                 try await second.sendRequest("/products/p301")
-                #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 })
+                try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 }
                 first.close()
                 second.close()
-                #expect(try await env.eventuallyMetric("load_cancellations_total") { $0 == 1 })
-                #expect(await eventually { env.stub.stats().abandoned == 3 && env.stub.pausedRequests == 0 })
+                try await env.eventuallyMetric("load_cancellations_total") { $0 == 1 }
+                await eventually(.live) { env.stub.stats().abandoned == 3 && env.stub.pausedRequests == 0 }
                 #expect(env.app.service.inFlightCount == 0)
                 env.stub.resume()
                 let reply = try await env.get("/products/p301")
@@ -120,7 +121,7 @@ extension AppE2ETests {
                 env.stub.pause(route: .product)
                 try await withThrowingTaskGroup(of: Reply.self) { group in
                     group.addTask { try await env.get("/products/p400") }
-                    #expect(await eventually { env.stub.pausedRequests == 1 })
+                    await eventually(.live) { env.stub.pausedRequests == 1 }
                     #expect(try await env.delete("/cache/products/p400").status == 204)
                     env.stub.resume()
                     let reply = try #require(try await group.next())
@@ -142,11 +143,11 @@ extension AppE2ETests {
                 env.stub.pause(route: .product)
                 try await withThrowingTaskGroup(of: Reply.self) { group in
                     group.addTask { try await env.get("/products/p401") }
-                    #expect(await eventually { env.stub.pausedRequests == 1 })
+                    await eventually(.live) { env.stub.pausedRequests == 1 }
                     #expect(try await env.delete("/cache/products/p401").status == 204)
                     group.addTask { try await env.get("/products/p401") }
                     // The later request starts a load of its own (held too), instead of joining.
-                    #expect(await eventually { env.stub.pausedRequests == 2 })
+                    await eventually(.live) { env.stub.pausedRequests == 2 }
                     env.stub.resume()
                     var replies: [Reply] = []
                     for try await reply in group { replies.append(reply) }
@@ -171,7 +172,7 @@ extension AppE2ETests {
                 #expect(first.status == 200)
                 env.stub.setFaults(FaultPlan(errorRate: 1.0), for: .all)
                 var stale: Reply?
-                let served = try await eventuallyAsync {
+                let served = try await eventually(.live) {
                     let reply = try await env.get("/products/p500")
                     #expect(reply.status == 200)
                     #expect(reply.isHit || reply.isStale, "Cache-Status: \(reply.cacheStatus)")
@@ -209,13 +210,13 @@ extension AppE2ETests {
                 env.stub.pause(route: .product)
                 try await withThrowingTaskGroup(of: Reply.self) { group in
                     group.addTask { try await env.get("/products/p650") }
-                    #expect(await eventually { env.stub.pausedRequests == 1 })
+                    await eventually(.live) { env.stub.pausedRequests == 1 }
                     let shed = try await env.get("/products/p651")
                     #expect(shed.status == 503)
                     #expect(shed.header("Retry-After") != nil)
                     #expect(shed.header("Content-Type") == "application/problem+json")
                     group.addTask { try await env.get("/products/p650") }
-                    #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 })
+                    try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 }
                     env.stub.resume()
                     var replies: [Reply] = []
                     for try await reply in group { replies.append(reply) }
@@ -244,9 +245,9 @@ extension AppE2ETests {
                     for _ in 0..<total {
                         group.addTask { try await env.get("/products/p950") }
                     }
-                    #expect(await eventually { env.stub.pausedRequests == 3 })
+                    await eventually(.live) { env.stub.pausedRequests == 3 }
                     // Every request is in the app at once (the client has room for them all).
-                    #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == Double(total - 1) })
+                    try await env.eventuallyMetric("coalesced_requests_total") { $0 == Double(total - 1) }
                     env.stub.resume()
                     var replies: [Reply] = []
                     for try await reply in group { replies.append(reply) }

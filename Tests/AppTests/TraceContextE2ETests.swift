@@ -3,6 +3,7 @@ import CatalogStub
 import Foundation
 import HTTP1
 import ProductDetails
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -70,11 +71,11 @@ extension AppE2ETests {
             try await withE2E(configure: { $0.logLevel = "info" }, logDestination: log.destination) { env async throws in
                 env.stub.pause(route: .product)
                 let starter = Task { try await env.get("/products/p73", headers: ["traceparent": Self.incoming, "X-Request-ID": "starter"]) }
-                #expect(await eventually { env.stub.pausedRequests >= 1 })
+                await eventually(.live) { env.stub.pausedRequests >= 1 }
                 let joiner = Task {
                     try await env.get("/products/p73", headers: ["traceparent": "00-\(joinerTrace)-b7ad6b7169203331-01", "X-Request-ID": "joiner"])
                 }
-                #expect(try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 })
+                try await env.eventuallyMetric("coalesced_requests_total") { $0 == 1 }
                 env.stub.resume()
                 #expect(try await starter.value.status == 200)
                 #expect(try await joiner.value.status == 200)

@@ -1,4 +1,5 @@
 import CatalogStub
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -12,7 +13,7 @@ import TestSupport
             stub.setFaults(Self.endless, for: .product)
             let first = try await RawClient.connect(port: port)
             try await first.sendRequest("/products/p5")
-            #expect(await eventually { stub.stats().slowFirstCalls == 1 })
+            await eventually(.live) { stub.stats().slowFirstCalls == 1 }
 
             // A second attempt while the first still waits answers at once, and so does a
             // product the fault does not pick, and another route.
@@ -26,7 +27,7 @@ import TestSupport
             #expect(try await first.hasPendingBytes() == false)
 
             first.close()
-            #expect(await eventually { stub.stats().abandoned == 1 })
+            await eventually(.live) { stub.stats().abandoned == 1 }
             // The abandoned call still counted as the first.
             #expect(try await second.request("/products/p5").status == 200)
         }
@@ -39,7 +40,7 @@ import TestSupport
             #expect(put.status == 204)
             let slow = try await RawClient.connect(port: port)
             try await slow.sendRequest("/products/p15/reviews")
-            #expect(await eventually { stub.stats().slowFirstCalls == 1 })
+            await eventually(.live) { stub.stats().slowFirstCalls == 1 }
             #expect(try await control.request("/products/p15/reviews").status == 200)
             #expect(try await control.request("/products/p15").status == 200)
             slow.close()
@@ -49,10 +50,10 @@ import TestSupport
             #expect(try await control.request("/control/faults/reviews", method: "PUT", body: #"{"slowFirstEvery":5,"slowFirstMs":600000}"#).status == 204)
             let slowAgain = try await RawClient.connect(port: port)
             try await slowAgain.sendRequest("/products/p15/reviews")
-            #expect(await eventually { stub.stats().slowFirstCalls == 2 })
+            await eventually(.live) { stub.stats().slowFirstCalls == 2 }
             #expect(try await slowAgain.hasPendingBytes() == false)
             slowAgain.close()
-            #expect(await eventually { stub.stats().abandoned == 2 })
+            await eventually(.live) { stub.stats().abandoned == 2 }
         }
     }
 
@@ -61,7 +62,7 @@ import TestSupport
         try await withStub(configure: { $0.defaultFaults = configuration.defaultFaults }) { stub, port in
             let slow = try await RawClient.connect(port: port)
             try await slow.sendRequest("/products/p3/suggested")
-            #expect(await eventually { stub.stats().slowFirstCalls == 1 })
+            await eventually(.live) { stub.stats().slowFirstCalls == 1 }
             let client = try await RawClient.connect(port: port)
             #expect(try await client.request("/products/p3/suggested").status == 200)
             // A header turns it off for one request: p6's first call is fast and not remembered.

@@ -1,6 +1,7 @@
 import CatalogStub
 import Foundation
 import HTTP1
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -148,10 +149,10 @@ import TestSupport
         try await withStub { stub, port in
             let client = try await RawClient.connect(port: port)
             try await client.sendRequest("/products/p5/reviews", headers: [("X-Stub-Hang", "true")])
-            #expect(await eventually { stub.stats().reviews == 1 })
+            await eventually(.live) { stub.stats().reviews == 1 }
             #expect(stub.stats().abandoned == 0)
             client.close()
-            #expect(await eventually { stub.stats().abandoned == 1 })
+            await eventually(.live) { stub.stats().abandoned == 1 }
         }
     }
 
@@ -160,11 +161,11 @@ import TestSupport
             stub.setFaults(FaultPlan(hang: true), for: .product, times: 1)
             let hanging = try await RawClient.connect(port: port)
             try await hanging.sendRequest("/products/p5")
-            #expect(await eventually { stub.stats().product == 1 })
+            await eventually(.live) { stub.stats().product == 1 }
             let other = try await RawClient.connect(port: port)
             #expect(try await other.request("/products/p5").status == 200)
             hanging.close()
-            #expect(await eventually { stub.stats().abandoned == 1 })
+            await eventually(.live) { stub.stats().abandoned == 1 }
         }
     }
 
@@ -178,7 +179,7 @@ import TestSupport
                 try await client.sendRequest("/products/p\(index)/reviews")
                 hanging.append(client)
             }
-            #expect(await eventually { stub.stats().reviews == 4 })
+            await eventually(.live) { stub.stats().reviews == 4 }
             let client = try await RawClient.connect(port: port)
             for index in 1...4 {
                 #expect(try await client.request("/products/p\(index)").status == 200)
@@ -188,7 +189,7 @@ import TestSupport
                 #expect(try await held.hasPendingBytes() == false)
                 held.close()
             }
-            #expect(await eventually { stub.stats().abandoned == 4 })
+            await eventually(.live) { stub.stats().abandoned == 4 }
             #expect(stub.stats().abandonedProduct == 0)
         }
     }
@@ -206,9 +207,9 @@ import TestSupport
             stub.setFaults(FaultPlan(latencyMs: 600_000), for: .suggested)
             let client = try await RawClient.connect(port: port)
             try await client.sendRequest("/products/p5/suggested")
-            #expect(await eventually { stub.stats().suggested == 1 })
+            await eventually(.live) { stub.stats().suggested == 1 }
             client.close()
-            #expect(await eventually { stub.stats().abandoned == 1 })
+            await eventually(.live) { stub.stats().abandoned == 1 }
         }
     }
 

@@ -1,4 +1,5 @@
 import CatalogStub
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -10,7 +11,7 @@ import TestSupport
             stub.pause(route: .product)
             let held = try await RawClient.connect(port: port)
             try await held.sendRequest("/products/p1")
-            #expect(await eventually { stub.stats().product == 1 && stub.pausedRequests == 1 })
+            await eventually(.live) { stub.stats().product == 1 && stub.pausedRequests == 1 }
 
             // Other routes are not held.
             let other = try await RawClient.connect(port: port)
@@ -39,7 +40,7 @@ import TestSupport
                 try await client.sendRequest(path)
                 clients.append(client)
             }
-            #expect(await eventually { stub.pausedRequests == 3 })
+            await eventually(.live) { stub.pausedRequests == 3 }
             #expect(stub.stats() == StubStats(product: 1, reviews: 1, suggested: 1, abandoned: 0, openConnections: 3))
             stub.resume()
             for client in clients {
@@ -56,7 +57,7 @@ import TestSupport
             try await first.sendRequest("/products/p4/reviews")
             let second = try await RawClient.connect(port: port)
             try await second.sendRequest("/products/p4/suggested")
-            #expect(await eventually { stub.pausedRequests == 2 })
+            await eventually(.live) { stub.pausedRequests == 2 }
             let free = try await RawClient.connect(port: port)
             #expect(try await free.request("/products/p4").status == 200)
             stub.resume()
@@ -70,9 +71,9 @@ import TestSupport
             stub.pause(route: .all)
             let client = try await RawClient.connect(port: port)
             try await client.sendRequest("/products/p5")
-            #expect(await eventually { stub.pausedRequests == 1 })
+            await eventually(.live) { stub.pausedRequests == 1 }
             client.close()
-            #expect(await eventually { stub.stats().abandoned == 1 && stub.pausedRequests == 0 })
+            await eventually(.live) { stub.stats().abandoned == 1 && stub.pausedRequests == 0 }
             #expect(stub.stats().product == 1)
             stub.resume()
             #expect(stub.stats().abandoned == 1)

@@ -1,5 +1,6 @@
 import CatalogStub
 import Foundation
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -85,7 +86,7 @@ import TestSupport
             _ = try await second.request("/healthz")
             #expect(stub.stats().openConnections == 2)
             second.close()
-            #expect(await eventually { stub.stats().openConnections == 1 })
+            await eventually(.live) { stub.stats().openConnections == 1 }
         }
     }
 

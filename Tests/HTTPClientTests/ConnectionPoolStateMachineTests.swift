@@ -1,4 +1,5 @@
 @testable import HTTPClient
+import PureTestSupport
 import Testing
 
 /// The pool's rules, stepped with plain values: no sockets, no time.
@@ -149,7 +150,7 @@ struct ConnectionPoolStateMachineTests {
     /// and never after it was dropped.
     @Test(arguments: [1, 2, 7])
     func randomEventsKeepTheInvariants(seed: UInt64) {
-        var random = SplitMixForTests(seed: seed)
+        var random = SeededRandom(seed: seed)
         var pool = Machine(maxConnections: 3)
         var leased: Set<String> = []
         var connecting = 0
@@ -212,18 +213,5 @@ struct ConnectionPoolStateMachineTests {
             #expect(Set(pool.waiting).isDisjoint(with: served))
             #expect(served.isDisjoint(with: dropped))
         }
-    }
-}
-
-/// A seeded generator, so a failing sequence repeats.
-struct SplitMixForTests: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

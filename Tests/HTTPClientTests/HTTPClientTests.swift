@@ -3,6 +3,7 @@ import HTTP1
 import HTTPClient
 import HTTPServer
 import Locking
+import PureTestSupport
 import Testing
 import TestSupport
 import Timekeeping
@@ -51,7 +52,7 @@ struct HTTPClientTests {
                     }
                 }
                 while server.openConnections < 2 { await Task.yield() }
-                #expect(await eventually { client.statistics.waitingRequests == 8 })
+                await eventually(.live) { client.statistics.waitingRequests == 8 }
                 release.open()
                 var answers: Set<String> = []
                 for try await answer in tasks { answers.insert(answer) }
@@ -84,7 +85,7 @@ struct HTTPClientTests {
             let hung = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
             await arrived.wait()
             let queued = Task { try await client.get(origin, pool: "reviews", path: "/hang", timeout: .seconds(60)) }
-            #expect(await eventually { client.statistics.waitingRequests == 1 })
+            await eventually(.live) { client.statistics.waitingRequests == 1 }
             // Within its own deadline, far below the hung calls' (shared, it would wait for them).
             let response = try await client.get(origin, pool: "products", path: "/echo/fast", timeout: .seconds(10))
             #expect(response.body == Array("fast".utf8))
@@ -120,13 +121,13 @@ struct HTTPClientTests {
             var queued: [Task<String, any Error>] = []
             for (index, loop) in group.loops.enumerated() {
                 inFlight.append((call(on: loop, origins[index], pool: "reviews", "r\(index)"), "r\(index)"))
-                #expect(await eventually { arrivals.withLock { $0 } == index + 1 })
+                await eventually(.live) { arrivals.withLock { $0 } == index + 1 }
                 queued.append(call(on: loop, origins[index], pool: "reviews", "late"))
             }
             inFlight.append((call(on: group.loops[0], origins[0], pool: "products", "p"), "p"))
-            #expect(await eventually { arrivals.withLock { $0 } == 3 })
+            await eventually(.live) { arrivals.withLock { $0 } == 3 }
             let productsQueued = call(on: group.loops[0], origins[0], pool: "products", "queued")
-            #expect(await eventually { client.statistics.waitingRequests == 3 })
+            await eventually(.live) { client.statistics.waitingRequests == 3 }
 
             client.failQueued(pool: "reviews")
             for call in queued {

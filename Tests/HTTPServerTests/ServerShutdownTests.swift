@@ -2,6 +2,7 @@ import EventLoop
 import HTTP1
 import HTTPServer
 import Locking
+import PureTestSupport
 import Testing
 import TestSupport
 import Timekeeping
@@ -243,7 +244,7 @@ struct ShutdownPipelineTests {
             let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
             // The grace period begins once every connection was told to drain; a shutdown that
             // closed this one has none.
-            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            await eventually(.live) { time.sleeperCount > 0 || server.openConnections == 0 }
             try await client.send("\r\n")
             let second = try await client.readResponse()
             #expect(second.text == "2")
@@ -275,7 +276,7 @@ struct ShutdownPipelineTests {
             let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
             // The grace period begins once every connection was told to drain; a shutdown that
             // closed this one has none.
-            #expect(await eventually { time.sleeperCount > 0 || server.openConnections == 0 })
+            await eventually(.live) { time.sleeperCount > 0 || server.openConnections == 0 }
             let answer = try await client.readResponse()
             #expect(answer.status == 200)
             #expect(answer.body.count == size)

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import PureTestSupport
 import Testing
 
 /// The reader against Foundation's `JSONSerialization` on the same bytes: generated documents must

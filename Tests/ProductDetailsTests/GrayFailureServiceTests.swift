@@ -1,3 +1,4 @@
+import PureTestSupport
 import Testing
 @testable import ProductDetails
 import Timekeeping

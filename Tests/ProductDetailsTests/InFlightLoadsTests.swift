@@ -1,5 +1,6 @@
 import Dispatch
 import Locking
+import PureTestSupport
 import Synchronization
 import Testing
 @testable import ProductDetails

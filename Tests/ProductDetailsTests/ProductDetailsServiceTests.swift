@@ -1,4 +1,5 @@
 import Foundation
+import PureTestSupport
 import Testing
 @testable import ProductDetails
 

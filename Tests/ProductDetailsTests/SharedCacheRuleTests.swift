@@ -1,4 +1,5 @@
 @testable import ProductDetails
+import PureTestSupport
 import Testing
 import Timekeeping
 

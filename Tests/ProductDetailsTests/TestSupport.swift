@@ -1,4 +1,5 @@
 import Locking
+import PureTestSupport
 import Synchronization
 import Testing
 @testable import ProductDetails
@@ -50,18 +51,6 @@ final class Gate: Sendable {
     func waitForWaiters(_ count: Int = 1) async {
         await eventually { self.waiterCount >= count }
     }
-}
-
-/// Yields (never sleeps) until `condition` holds; records an issue instead of hanging forever.
-func eventually(
-    _ condition: @Sendable () async -> Bool,
-    sourceLocation: SourceLocation = #_sourceLocation
-) async {
-    for _ in 0..<2_000_000 {
-        if await condition() { return }
-        await Task.yield()
-    }
-    Issue.record("condition never became true", sourceLocation: sourceLocation)
 }
 
 /// Records every event, for assertions.

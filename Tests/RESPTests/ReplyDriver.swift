@@ -1,3 +1,4 @@
+import PureTestSupport
 import RESP
 import Testing
 
@@ -20,7 +21,7 @@ enum Feeding: Sendable, CustomTestStringConvertible {
     }
 
     private static func randomPieces(of bytes: [UInt8], seed: UInt64) -> [[UInt8]] {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         var pieces: [[UInt8]] = []
         var start = 0
         while start < bytes.count {

@@ -1,6 +1,7 @@
 import JSON
 import ProductDetails
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
 import Glibc
@@ -165,8 +166,8 @@ public final class LogWriter: @unchecked Sendable {
     private static func deadline(after interval: Duration) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let (seconds, attoseconds) = interval.components
-        var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        let (seconds, fraction) = interval.wholeNanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        var nanoseconds = Int(now.tv_nsec) + Int(fraction)
         var wholeSeconds = Int(now.tv_sec) + Int(seconds)
         if nanoseconds >= 1_000_000_000 {
             nanoseconds -= 1_000_000_000

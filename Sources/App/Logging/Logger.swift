@@ -3,6 +3,7 @@ import Glibc
 #endif
 import JSON
 import ProductDetails
+import Timekeeping
 
 /// One JSON object per line, handed to a `LogWriter` that writes from a thread of its own.
 /// Messages are autoclosures so a disabled level costs nothing.
@@ -78,8 +79,7 @@ public struct Logger: Sendable {
         trace: TraceContext? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
     ) {
         guard level >= minimum else { return }
-        let (seconds, attoseconds) = duration.components
-        let microseconds = Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)
+        let microseconds = Int(duration.wholeMicroseconds)
         writer.append(level > .info ? .kept : .request) { json in
             json.raw(level.prefix)
             json.raw(#""request","method":"#)

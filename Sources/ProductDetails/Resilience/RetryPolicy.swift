@@ -1,3 +1,4 @@
+import Timekeeping
 /// How hard to try an upstream call: attempts, backoff and per-attempt time-out.
 ///
 /// ``nextStep(after:attempt:now:deadline:random:)`` is the whole decision as a pure function of
@@ -67,7 +68,7 @@ public struct RetryPolicy: Sendable, Equatable {
         guard failure.isRetryable else { return .giveUp(.notRetryable) }
         guard attempt < attempts else { return .giveUp(.attemptsExhausted) }
         let ceiling = backoffCeiling(afterAttempt: attempt)
-        let drawn = random(0...ceiling.inSeconds)
+        let drawn = random(0...ceiling.fractionalSeconds)
         var delay = min(max(Duration.seconds(drawn), .zero), ceiling)
         if case .status(_, let retryAfter?) = failure {
             guard retryAfter <= maxDelay else { return .giveUp(.retryAfterTooLong) }

@@ -1,3 +1,5 @@
+import HTTP1
+
 extension RedisURL {
     /// Parses and checks a URL such as `redis://:secret@cache.internal:6379/2`.
     ///
@@ -38,12 +40,27 @@ extension RedisURL {
             throw RedisURLError.badUserInfo.detailed(
                 "The part before '@' has no ':': write redis://:password@host, or redis://user:password@host for an ACL user.")
         }
-        let user = try PercentDecoding.decode(userInfo[..<colon], part: "user name")
-        let password = try PercentDecoding.decode(userInfo[userInfo.index(after: colon)...], part: "password")
+        let user = try decoded(userInfo[..<colon], part: "user name")
+        let password = try decoded(userInfo[userInfo.index(after: colon)...], part: "password")
         guard !password.isEmpty else {
             throw RedisURLError.badUserInfo.detailed("The password after ':' is empty: leave out the part before '@' to send no AUTH.")
         }
         return (user.isEmpty ? nil : user, password)
+    }
+
+    /// `text` percent-decoded; `part` names it in the error (never its content, which may be a
+    /// password).
+    private static func decoded(_ text: Substring, part: String) throws(RedisURLError) -> String {
+        do {
+            return try PercentDecoding.decode(text, plusIsSpace: false)
+        } catch {
+            switch error {
+            case .malformedEscape:
+                throw RedisURLError.badPercentEncoding.detailed("The \(part) holds a '%' not followed by two hexadecimal digits.")
+            case .notUTF8:
+                throw RedisURLError.badPercentEncoding.detailed("The decoded \(part) is not UTF-8.")
+            }
+        }
     }
 
     /// `host`, `host:port`, `[v6]` or `[v6]:port`.

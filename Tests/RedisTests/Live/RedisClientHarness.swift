@@ -1,5 +1,6 @@
 import EventLoop
 import Locking
+import PureTestSupport
 import RESP
 import Redis
 import Testing
@@ -58,7 +59,7 @@ final class RedisClientHarness: Sendable {
     /// that stays unanswered until `raw` pushes to `queue`.
     func blockedPop(seenBy raw: RawRedis) async throws -> Task<RESPValue, any Error> {
         let blocked = Task { try await run("BLPOP", "queue", 0) }
-        try await eventually("BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
+        try await eventually(.live, "BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
         return blocked
     }
 
@@ -105,20 +106,6 @@ final class RecordingObserver: Sendable {
     var changes: [RedisConnectionChange] { state.withLock { $0.changes } }
     var outcomes: [RedisCommandOutcome] { state.withLock { $0.outcomes } }
     var events: [RedisSubscriptionEvent] { state.withLock { $0.events } }
-}
-
-/// Polls `condition` every 10 ms until it holds; fails the test after `limit`.
-func eventually(
-    _ what: Comment, within limit: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let clock = ContinuousClock()
-    let end = clock.now + limit
-    while clock.now < end {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("not within \(limit): \(what)", sourceLocation: sourceLocation)
 }
 
 /// How long `body` took on the wall clock.

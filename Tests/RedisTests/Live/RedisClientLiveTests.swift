@@ -1,4 +1,5 @@
 import EventLoop
+import PureTestSupport
 import RESP
 import Redis
 import Testing
@@ -71,7 +72,7 @@ struct RedisClientLiveTests {
         let redis = try RedisClientHarness(
             password: "s3cret", url: { RedisURL(host: "127.0.0.1", port: $0.port, password: "wrong") })
         await #expect(throws: RedisClientError.authenticationFailed) { try await redis.run("PING") }
-        try await eventually("both connections refused") {
+        await eventually(.live, "both connections refused") {
             redis.observer.changes.filter { if case .connectAttemptFailed = $0 { true } else { false } }.count == 2
         }
         // Refused for good: later commands fail at once, not at their deadline, and no
@@ -95,7 +96,7 @@ struct RedisClientLiveTests {
     /// connect (before any command), as a refused `AUTH` does, and is not retried.
     @Test func aMissingPasswordIsReportedAtConnectByEveryConnection() async throws {
         let redis = try RedisClientHarness(password: "s3cret", url: { RedisURL(host: "127.0.0.1", port: $0.port) })
-        try await eventually("both connections refused at connect") {
+        await eventually(.live, "both connections refused at connect") {
             redis.observer.changes.filter {
                 if case .connectAttemptFailed(_, let error) = $0 { error == .authenticationFailed } else { false }
             }.count == 2
@@ -131,7 +132,7 @@ struct RedisClientLiveTests {
         #expect(try await redis.run("PING").string == "PONG")
         #expect(try await redis.onLoop(1) { try await redis.run("PING").string } == "PONG")
         redis.server.stop()
-        try await eventually("both connections noticed") { !redis.client.isConnected }
+        await eventually(.live, "both connections noticed") { !redis.client.isConnected }
         let fast: [RedisClientError] = [.notConnected, .connectionLost, .connectFailed]
         for loop in 0..<2 {
             let (result, took) = try await redis.onLoop(loop) { await elapsed { await redis.outcome("PING", budget: .seconds(20)) } }
@@ -141,13 +142,13 @@ struct RedisClientLiveTests {
         }
         #expect(redis.observer.changes.contains { if case .disconnected(.command(0), .connectionLost) = $0 { true } else { false } })
         // Reconnecting waits a jittered pause first, which may not have ended by now.
-        try await eventually("a reconnect attempt failed") {
+        await eventually(.live, "a reconnect attempt failed") {
             redis.observer.changes.contains { if case .connectAttemptFailed(.command, .connectFailed) = $0 { true } else { false } }
         }
 
         try redis.server.restart()
         for loop in 0..<2 {
-            try await eventually("loop \(loop) reconnected") {
+            await eventually(.live, "loop \(loop) reconnected") {
                 (try? await redis.onLoop(loop) { try await redis.run("PING", budget: .seconds(1)).string }) == "PONG"
             }
         }
@@ -181,15 +182,15 @@ struct RedisClientLiveTests {
     @Test func aFrozenRedisIsJudgedDeadAfterTheUnansweredLimitAndServesAgainAfterThaw() async throws {
         let redis = try RedisClientHarness(loops: 1, configuration: .init(connectTimeout: .seconds(10), unansweredReplyLimit: .milliseconds(500)))
         // Retried: on a busy machine even a healthy server may miss so short a limit once.
-        try await eventually("connected") { (try? await redis.run("PING").string) == "PONG" }
+        await eventually(.live, "connected") { (try? await redis.run("PING").string) == "PONG" }
         redis.server.freeze()
         let frozen = await redis.outcome("PING", budget: .milliseconds(200))
         #expect(throws: RedisClientError.timedOut) { try frozen.get() }
-        try await eventually("the silent connection was closed") {
+        await eventually(.live, "the silent connection was closed") {
             redis.observer.changes.contains(.disconnected(.command(loopIndex: 0), .unresponsive))
         }
         redis.server.thaw()
-        try await eventually("serving again") {
+        await eventually(.live, "serving again") {
             (try? await redis.run("ECHO", "back", budget: .milliseconds(500)).string) == "back"
         }
         await redis.close()
@@ -219,7 +220,7 @@ struct RedisClientLiveTests {
         let blocked = try await redis.blockedPop(seenBy: raw)
         let shutdown = Task { await redis.client.shutdown() }
         // Until the shutdown reaches the loop a PING queues behind the BLPOP (and times out).
-        try await eventually("new commands are refused") {
+        await eventually(.live, "new commands are refused") {
             if case .failure(.shutdown) = await redis.outcome("PING", budget: .milliseconds(100)) { true } else { false }
         }
         #expect(try await raw.call("LPUSH", "queue", "item").integer == 1)

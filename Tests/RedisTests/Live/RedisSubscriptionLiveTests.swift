@@ -1,3 +1,4 @@
+import PureTestSupport
 import RESP
 import Redis
 import Testing
@@ -9,21 +10,21 @@ struct RedisSubscriptionLiveTests {
     @Test func receivesMessagesAndResubscribesAfterItsConnectionIsKilled() async throws {
         let redis = try SubscriptionHarness(channels: ["invalidations", "other"])
         let (server, observer, subscription) = (redis.server, redis.observer, redis.subscription)
-        try await eventually("subscribed") { subscription.isSubscribed }
+        await eventually(.live, "subscribed") { subscription.isSubscribed }
         #expect(redis.events == [.subscribed(isResubscription: false)])
 
         let raw = try RawRedis(server)
         _ = try await raw.call("AUTH", "pw")
         #expect(try await raw.call("PUBLISH", "invalidations", .bytes([0, 1, 255])).integer == 1)
         #expect(try await raw.call("PUBLISH", "other", "second").integer == 1)
-        try await eventually("both messages") { redis.events.count == 3 }
+        await eventually(.live, "both messages") { redis.events.count == 3 }
         #expect(redis.events.dropFirst() == [
             .message(channel: "invalidations", payload: [0, 1, 255]),
             .message(channel: "other", payload: Array("second".utf8)),
         ])
 
         #expect(try await raw.call("CLIENT", "KILL", "TYPE", "pubsub").integer == 1)
-        try await eventually("resubscribed") { redis.events.last == .subscribed(isResubscription: true) }
+        await eventually(.live, "resubscribed") { redis.events.last == .subscribed(isResubscription: true) }
         let afterKill = Array(redis.events.dropFirst(3))
         #expect(afterKill.count == 2)
         if case .disconnected(let error) = afterKill.first {
@@ -32,7 +33,7 @@ struct RedisSubscriptionLiveTests {
             Issue.record("expected disconnected first, got \(afterKill)")
         }
         #expect(try await raw.call("PUBLISH", "invalidations", "again").integer == 1)
-        try await eventually("a message after resubscribing") { redis.events.last == .message(channel: "invalidations", payload: Array("again".utf8)) }
+        await eventually(.live, "a message after resubscribing") { redis.events.last == .message(channel: "invalidations", payload: Array("again".utf8)) }
 
         #expect(observer.changes.first == .connected(.subscriber))
         #expect(observer.changes.contains(.disconnected(.subscriber, .connectionLost)))
@@ -47,14 +48,14 @@ struct RedisSubscriptionLiveTests {
         let redis = try SubscriptionHarness(
             channels: ["invalidations"],
             configuration: RedisSubscriberConfiguration(connectTimeout: .milliseconds(500), pingInterval: .milliseconds(100), pingTimeout: .milliseconds(300)))
-        try await eventually("subscribed") { redis.subscription.isSubscribed }
+        await eventually(.live, "subscribed") { redis.subscription.isSubscribed }
         redis.server.freeze()
-        try await eventually("the unanswered PING ended the subscription") {
+        await eventually(.live, "the unanswered PING ended the subscription") {
             redis.events.contains { if case .disconnected(.unresponsive) = $0 { true } else { false } }
         }
         #expect(!redis.subscription.isSubscribed)
         redis.server.thaw()
-        try await eventually("resubscribed after thaw") { redis.subscription.isSubscribed }
+        await eventually(.live, "resubscribed after thaw") { redis.subscription.isSubscribed }
         #expect(redis.events.last == .subscribed(isResubscription: true))
         await redis.close()
     }
@@ -62,7 +63,7 @@ struct RedisSubscriptionLiveTests {
     @Test func aWrongPasswordIsRefusedOnceAndNotRetried() async throws {
         let redis = try SubscriptionHarness(password: "nope", channels: ["invalidations"])
         let observer = redis.observer
-        try await eventually("refused") { !observer.changes.isEmpty }
+        await eventually(.live, "refused") { !observer.changes.isEmpty }
         #expect(observer.changes == [.connectAttemptFailed(.subscriber, .authenticationFailed)])
         try await Task.sleep(for: .milliseconds(300))
         #expect(observer.changes.count == 1)

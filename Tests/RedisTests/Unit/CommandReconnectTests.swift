@@ -1,3 +1,4 @@
+import PureTestSupport
 import RESP
 import Redis
 import Testing

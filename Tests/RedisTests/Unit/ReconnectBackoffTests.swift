@@ -1,3 +1,4 @@
+import PureTestSupport
 import Redis
 import Testing
 

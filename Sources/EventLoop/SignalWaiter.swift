@@ -1,9 +1,10 @@
-import EventLoop
 import Locking
 import Synchronization
 
-/// Turns the first of some process signals into the end of an `await`.
-final class SignalWaiter: Sendable {
+/// Turns the first of some process signals into the end of an `await`: how both executables wait
+/// for SIGTERM or SIGINT. The watchers live on one loop, because libuv's signal handles are
+/// loop-confined.
+package final class SignalWaiter: Sendable {
     private let state = Locked(State())
 
     private struct State {
@@ -12,9 +13,11 @@ final class SignalWaiter: Sendable {
         var watchers: [LoopBound<SignalWatcher>] = []
     }
 
+    package init() {}
+
     /// Installs watchers on `loop`: from now on the first of `signals` is kept for ``wait()``
     /// instead of ending the process.
-    func watch(on loop: EventLoop, for signals: [Int32]) async throws {
+    package func watch(on loop: EventLoop, for signals: [Int32]) async throws {
         try await Task(executorPreference: loop) { [self] in
             var watchers: [LoopBound<SignalWatcher>] = []
             for signal in signals {
@@ -25,8 +28,8 @@ final class SignalWaiter: Sendable {
         }.value
     }
 
-    /// The first signal received since ``watch(on:for:)``, waiting for it.
-    func wait() async -> Int32 {
+    /// The first signal received since ``watch(on:for:)`` (at once if it has already arrived).
+    package func wait() async -> Int32 {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             let already = state.withLock { state -> Int32? in
                 if let received = state.received { return received }
@@ -35,6 +38,18 @@ final class SignalWaiter: Sendable {
             }
             if let already { continuation.resume(returning: already) }
         }
+    }
+
+    /// Closes the signal handles on their loop, for a process that outlives its waiting.
+    package func stop() async {
+        let watchers = state.withLock { state in
+            defer { state.watchers = [] }
+            return state.watchers
+        }
+        guard let loop = watchers.first?.loop else { return }
+        await Task(executorPreference: loop) {
+            for watcher in watchers { watcher.value.close() }
+        }.value
     }
 
     private func deliver(_ signal: Int32) {

@@ -1,1 +1,0 @@
-../ProductDetailsTests/SeededRandom.swift
