@@ -16,6 +16,7 @@ final class ServiceMetrics: ServiceEvents {
     private let cacheResults: [CacheResult: Counter]
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
+    private let upstreamLoads: Counter
     private let loadCancellations: Counter
     private let loadRefusals: Counter
     private let evictions: [String: Counter]
@@ -52,7 +53,10 @@ final class ServiceMetrics: ServiceEvents {
         }
         self.cacheResults = cacheResults
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
-        loadsStarted = registry.counter("loads_total", help: "Product loads started (each calls the three upstreams).")
+        loadsStarted = registry.counter(
+            "loads_total", help: "Product loads started (in fleet mode, those the shared cache answered too).")
+        upstreamLoads = registry.counter(
+            "upstream_loads_total", help: "Product loads that called the three upstreams (not answered by the shared cache).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
         loadRefusals = registry.counter("load_refusals_total", help: "Loads refused with 503 because MAX_INFLIGHT_LOADS were running.")
         var evictions: [String: Counter] = [:]
@@ -196,6 +200,7 @@ final class ServiceMetrics: ServiceEvents {
         loadsStarted.increment()
         RequestRecord.current?.startedLoad()
     }
+    func upstreamLoadStarted() { upstreamLoads.increment() }
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
 

@@ -69,6 +69,20 @@ struct ServiceMetricsTests {
         #expect(text.contains(#"product_details_upstream_request_duration_seconds_count{upstream="reviews"} 1"#))
     }
 
+    /// Loads the shared cache answered are loads, not upstream loads: retry amplification divides
+    /// upstream attempts by the latter.
+    @Test func loadsThatCallTheUpstreamsAreCountedApart() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let metrics = ServiceMetrics(group: group)
+        metrics.loadStarted()
+        metrics.loadStarted()
+        metrics.upstreamLoadStarted()
+        let text = String(decoding: metrics.registry.render(), as: UTF8.self)
+        #expect(text.contains("product_details_loads_total 2\n"))
+        #expect(text.contains("product_details_upstream_loads_total 1\n"))
+    }
+
     private static func freshExposition() throws -> [String] {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
