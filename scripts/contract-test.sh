@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Contract and deployability checks, run by `make test` after the Swift tests:
-#   a) openapi.yaml is valid OpenAPI 3.1
+#   a) openapi.yaml is valid OpenAPI 3.1, and no inline enum takes a component schema's name
 #   b) the running service (release build, real catalog-stub upstream, loopback, ephemeral ports)
 #      passes schemathesis with every check, plus scripted upstream faults (scripts/contract/),
 #      and openapi-core validates the same answers again (a second, independent validator)
@@ -92,6 +92,7 @@ command -v docker-compose >/dev/null || die "docker-compose not found after inst
 # ---------------------------------------------------------------------------------------------
 step "a) openapi-spec-validator openapi.yaml"
 "$VENV/bin/openapi-spec-validator" openapi.yaml
+"$PY" "$TOOLS" schema-names openapi.yaml
 
 # ---------------------------------------------------------------------------------------------
 step "b) release build ($BUILD_DIR) and the live service"

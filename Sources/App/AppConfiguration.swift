@@ -178,16 +178,37 @@ public struct AppConfiguration: Sendable {
         config.sharedCache = shared
     }
 
-    /// `--help` text: every setting with its default.
+    /// `--help` text: every setting with its default, the descriptions in one column (as wide as
+    /// the longest name needs) and wrapped to fit a terminal of `helpColumns`.
     public static func helpText() -> String {
         let config = (try? fromEnvironment([:])) ?? AppConfiguration()
         var lines = ["product-details: product detail pages over HTTP/1.1", "", "Settings (environment variables):"]
+        let nameWidth = config.settings.map(\.name.count).max() ?? 0
         for setting in config.settings {
-            let name = setting.name.padding(toLength: 26)
             let fallback = setting.defaultValue.isEmpty ? "(unset)" : setting.defaultValue
-            lines.append("  \(name) \(setting.help); default \(fallback)")
+            lines += wrapped(
+                "\(setting.help); default \(fallback)", after: "  " + setting.name.padding(toLength: nameWidth) + "  ")
         }
         return lines.joined(separator: "\n")
+    }
+
+    static let helpColumns = 100
+
+    /// `text` broken between words into lines of at most ``helpColumns``, the first after
+    /// `lead`, the others indented as far.
+    private static func wrapped(_ text: String, after lead: String) -> [String] {
+        let indent = String(repeating: " ", count: lead.count)
+        var lines: [String] = []
+        var line = lead
+        for word in text.split(separator: " ") {
+            if line.count > indent.count, line.count + 1 + word.count > helpColumns {
+                lines.append(line)
+                line = indent
+            }
+            line += (line.count > indent.count ? " " : "") + word
+        }
+        lines.append(line)
+        return lines
     }
 }
 

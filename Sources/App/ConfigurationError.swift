@@ -3,5 +3,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public let setting: String
     public let reason: String
 
-    public var description: String { "invalid \(setting): \(reason)" }
+    /// Without a final period: start-up adds ". See --help.", and some reasons (a parser's
+    /// detail) come as sentences.
+    public var description: String {
+        "invalid \(setting): \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)"
+    }
 }

@@ -32,6 +32,7 @@ struct ServiceEventFanOut: ServiceEvents {
     func coalesced() { metrics.coalesced() }
     func loadStarted() { metrics.loadStarted() }
     func loadFinished() { metrics.loadFinished() }
+    func upstreamLoadStarted() { metrics.upstreamLoadStarted() }
     func loadCancelled() { metrics.loadCancelled() }
     func loadRefused() { metrics.loadRefused() }
     func eviction(reason: String) { metrics.eviction(reason: reason) }

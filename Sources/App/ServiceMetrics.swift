@@ -3,8 +3,6 @@ import HTTPClient
 import HTTPServer
 import Metrics
 import ProductDetails
-import Locking
-import Synchronization
 
 /// Every counter operators watch, under one prefix, in base units, with no product id as a label.
 /// It is also the domain's `ServiceEvents`, so the cache, the in-flight table and the retrier
@@ -12,10 +10,13 @@ import Synchronization
 final class ServiceMetrics: ServiceEvents {
     let registry = MetricsRegistry(prefix: "product_details_")
     private let requestSeries: LoopLocal<RequestSeriesCache>
-    private let upstreamSeries = Locked<[UpstreamSeriesKey: UpstreamSeries]>([:])
+    /// Every upstream × outcome, made at start: the attempt path reads it without a lock.
+    private let upstreamSeries: [UpstreamSeriesKey: UpstreamSeries]
+    private let retries: [UpstreamSeriesKey: Counter]
     private let cacheResults: [CacheResult: Counter]
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
+    private let upstreamLoads: Counter
     private let loadCancellations: Counter
     private let loadRefusals: Counter
     private let evictions: [String: Counter]
@@ -25,6 +26,26 @@ final class ServiceMetrics: ServiceEvents {
     private let omissions: [OmissionKey: Counter]
     init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
+        // Label values known in advance exist at zero from the start (as the breaker, hedge and
+        // omission series below): a burst before the first scrape still shows in `rate()`. Only
+        // the registry holds the request series; a loop's cache still fills on first use.
+        for operation in DocumentedAnswers.operations {
+            for code in operation.codes {
+                _ = RequestSeriesCache.counter(route: operation.route, method: operation.method, status: code, registry: registry)
+            }
+        }
+        var upstreamSeries: [UpstreamSeriesKey: UpstreamSeries] = [:]
+        var retries: [UpstreamSeriesKey: Counter] = [:]
+        for upstream in Upstream.allCases {
+            upstreamSeries[UpstreamSeriesKey(upstream: upstream, outcome: "success")] = Self.upstreamSeries(upstream, outcome: "success", registry: registry)
+            for failure in UpstreamFailure.oneOfEachLabel {
+                let key = UpstreamSeriesKey(upstream: upstream, outcome: failure.label)
+                upstreamSeries[key] = Self.upstreamSeries(upstream, outcome: failure.label, registry: registry)
+                if failure.isRetryable { retries[key] = Self.retryCounter(upstream, reason: failure.label, registry: registry) }
+            }
+        }
+        self.upstreamSeries = upstreamSeries
+        self.retries = retries
         var cacheResults: [CacheResult: Counter] = [:]
         for result in CacheResult.allCases {
             cacheResults[result] = registry.counter(
@@ -32,7 +53,10 @@ final class ServiceMetrics: ServiceEvents {
         }
         self.cacheResults = cacheResults
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
-        loadsStarted = registry.counter("loads_total", help: "Product loads started (each calls the three upstreams).")
+        loadsStarted = registry.counter(
+            "loads_total", help: "Product loads started (in fleet mode, those the shared cache answered too).")
+        upstreamLoads = registry.counter(
+            "upstream_loads_total", help: "Product loads that called the three upstreams (not answered by the shared cache).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
         loadRefusals = registry.counter("load_refusals_total", help: "Loads refused with 503 because MAX_INFLIGHT_LOADS were running.")
         var evictions: [String: Counter] = [:]
@@ -138,25 +162,29 @@ final class ServiceMetrics: ServiceEvents {
     /// Counts the attempt by outcome (`success` or the failure's label).
     func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {
         let outcome = failure?.label ?? "success"
-        let series = upstreamSeries.withLock { series -> UpstreamSeries in
-            let key = UpstreamSeriesKey(upstream: upstream, outcome: outcome)
-            if let existing = series[key] { return existing }
-            let made = UpstreamSeries(
-                requests: registry.counter("upstream_requests_total", help: "Upstream attempts by upstream and outcome.",
-                                           labels: [("upstream", upstream.rawValue), ("outcome", outcome)]),
-                duration: registry.histogram("upstream_request_duration_seconds", help: "Duration of upstream attempts.",
-                                             labels: [("upstream", upstream.rawValue)], buckets: DefaultBuckets.latencySeconds))
-            series[key] = made
-            return made
-        }
+        let series = upstreamSeries[UpstreamSeriesKey(upstream: upstream, outcome: outcome)]
+            ?? Self.upstreamSeries(upstream, outcome: outcome, registry: registry)
         series.requests.increment()
         series.duration.observe(duration)
     }
 
     func retry(_ upstream: Upstream, reason: String) {
-        registry.counter("upstream_retries_total", help: "Upstream retries by upstream and reason.",
-                         labels: [("upstream", upstream.rawValue), ("reason", reason)]).increment()
+        let counter = retries[UpstreamSeriesKey(upstream: upstream, outcome: reason)] ?? Self.retryCounter(upstream, reason: reason, registry: registry)
+        counter.increment()
         RequestRecord.current?.retried()
+    }
+
+    private static func upstreamSeries(_ upstream: Upstream, outcome: String, registry: MetricsRegistry) -> UpstreamSeries {
+        UpstreamSeries(
+            requests: registry.counter("upstream_requests_total", help: "Upstream attempts by upstream and outcome.",
+                                       labels: [("upstream", upstream.rawValue), ("outcome", outcome)]),
+            duration: registry.histogram("upstream_request_duration_seconds", help: "Duration of upstream attempts.",
+                                         labels: [("upstream", upstream.rawValue)], buckets: DefaultBuckets.latencySeconds))
+    }
+
+    private static func retryCounter(_ upstream: Upstream, reason: String, registry: MetricsRegistry) -> Counter {
+        registry.counter("upstream_retries_total", help: "Upstream retries by upstream and reason.",
+                         labels: [("upstream", upstream.rawValue), ("reason", reason)])
     }
 
     func retryBudgetExhausted(_ upstream: Upstream) {
@@ -172,6 +200,7 @@ final class ServiceMetrics: ServiceEvents {
         loadsStarted.increment()
         RequestRecord.current?.startedLoad()
     }
+    func upstreamLoadStarted() { upstreamLoads.increment() }
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
 
@@ -236,17 +265,21 @@ private final class RequestSeriesCache {
             return entry.series
         }
         let made = Series(
-            count: registry.counter("http_requests_total", help: "Answered requests by route, method and status.",
-                                    labels: [("route", route), ("method", method), ("code", String(status))]),
+            count: Self.counter(route: route, method: method, status: status, registry: registry),
             duration: registry.histogram("http_request_duration_seconds", help: "Time from a complete request head to its answer.",
                                          labels: [("route", route), ("method", method)], buckets: DefaultBuckets.latencySeconds))
         entries.append((route, method, status, made))
         return made
     }
+
+    static func counter(route: String, method: String, status: Int, registry: MetricsRegistry) -> Counter {
+        registry.counter("http_requests_total", help: "Answered requests by route, method and status.",
+                         labels: [("route", route), ("method", method), ("code", String(status))])
+    }
 }
 
-/// An upstream attempt's series: a key made per attempt, so a struct (a joined String cost an
-/// allocation each time).
+/// An upstream attempt's (or retry's) series: a key made per attempt, so a struct (a joined
+/// String cost an allocation each time).
 private struct UpstreamSeriesKey: Hashable {
     let upstream: Upstream
     let outcome: String

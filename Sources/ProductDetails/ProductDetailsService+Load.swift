@@ -164,6 +164,7 @@ extension ProductDetailsService {
     private func loadFromUpstreams(
         _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
     ) async throws -> LoadedDocument {
+        events.upstreamLoadStarted()
         let (reviews, suggestions) = (self.reviews, self.suggestions)
         let arriving = ArrivingParts()
         async let reviewsResult = arriving.arrived(reviews: fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in

@@ -26,6 +26,9 @@ public protocol ServiceEvents: Sendable {
     func coalesced()
     func loadStarted()
     func loadFinished()
+    /// A load is calling the upstreams: every load but those the shared cache answers, so
+    /// upstream attempts per such load read the same in a fleet as on a single node.
+    func upstreamLoadStarted()
     /// A load was cancelled because its last waiter left.
     func loadCancelled()
     /// A load was refused (`503`) because `maxInFlightLoads` were running.
@@ -55,6 +58,7 @@ extension ServiceEvents {
     public func coalesced() {}
     public func loadStarted() {}
     public func loadFinished() {}
+    public func upstreamLoadStarted() {}
     public func loadCancelled() {}
     public func loadRefused() {}
     public func eviction(reason: String) {}

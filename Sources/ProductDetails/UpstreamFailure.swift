@@ -32,6 +32,14 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         }
     }
 
+    /// One failure of each ``label``, so metrics can show every outcome (and, of the retryable
+    /// ones, every retry reason) at zero before it first happens. A new case belongs here too.
+    public static let oneOfEachLabel: [UpstreamFailure] = [
+        .connectFailed, .hostNotFound, .connectionReset, .timedOut, .status(429, retryAfter: nil),
+        .status(400, retryAfter: nil), .status(500, retryAfter: nil), .status(300, retryAfter: nil), .notFound,
+        .malformedBody(""), .cancelled, .circuitOpen,
+    ]
+
     /// A bounded label for metrics (status codes are grouped by class, except 429).
     public var label: String {
         switch self {

@@ -123,4 +123,24 @@ struct ConfigurationTests {
         }
         #expect(help.contains("PORT") && help.contains("default 8080"))
     }
+
+    /// Every description starts in one column and no line is wider than a terminal: the longest
+    /// name used to push its row out of line, and rows ran to 157 columns.
+    @Test func helpIsAlignedAndFitsAHundredColumns() throws {
+        let lines = AppConfiguration.helpText().split(separator: "\n").map(String.init)
+        let settings = try AppConfiguration.fromEnvironment([:]).settings
+        let wide = lines.filter { $0.count > 100 }
+        #expect(wide == [])
+        var columns = Set<Int>()
+        for line in lines.dropFirst(3) {
+            let leading = line.prefix { $0 == " " }.count
+            if let setting = settings.first(where: { line.dropFirst(leading).hasPrefix($0.name + " ") }), leading == 2 {
+                let afterName = line.dropFirst(leading + setting.name.count)
+                columns.insert(leading + setting.name.count + afterName.prefix { $0 == " " }.count)
+            } else {
+                columns.insert(leading)
+            }
+        }
+        #expect(columns.count == 1, "descriptions start in columns \(columns.sorted())")
+    }
 }

@@ -50,6 +50,20 @@ import Glibc
         #expect(!finished.standardOutput.contains("demo catalog"))
     }
 
+    /// A reason that came as a sentence (the Redis URL parser's) used to end in "..".
+    @Test(arguments: ["REDIS_URL=foo://x", "UPSTREAM_URL=ftp://x", "PORT=abc", "LOG_LEVEL=loud"])
+    func aStartUpErrorIsOneLineEndingInOnePeriod(_ setting: String) throws {
+        let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+        var environment = ["HOST": "127.0.0.1", "PORT": "0"]
+        environment[parts[0]] = parts[1]
+        let finished = try FinishedProcess.run(environment: environment)
+        #expect(finished.status == 2)
+        let message = finished.standardError.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(message.hasPrefix("product-details: invalid \(parts[0]): "), "\(message)")
+        #expect(message.hasSuffix(". See --help."), "\(message)")
+        #expect(!message.contains(".."), "\(message)")
+    }
+
     /// The demo mode's hint used to say `localhost:0`.
     @Test func withPort0TheStartUpHintNamesTheRealPort() throws {
         let service = try ServiceProcess(environment: ["PORT": "0"])

@@ -79,6 +79,7 @@ final class RecordingEvents: ServiceEvents {
     func coalesced() { record("coalesced") }
     func loadStarted() { record("loadStarted") }
     func loadFinished() { record("loadFinished") }
+    func upstreamLoadStarted() { record("upstreamLoad") }
     func loadCancelled() { record("loadCancelled") }
     func eviction(reason: String) { record("eviction \(reason)") }
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) { record("breaker \(upstream.rawValue) \(state.label)") }

@@ -1,4 +1,4 @@
-"""Small helpers for scripts/contract-test.sh (standard library plus prometheus_client).
+"""Small helpers for scripts/contract-test.sh (standard library plus prometheus_client and PyYAML).
 
     tools.py port LOG TIMEOUT             wait for the JSON start-up line with a "port" in LOG; print it
     tools.py wait-ready URL TIMEOUT       poll URL until it answers 200
@@ -6,6 +6,7 @@
     tools.py scrape URL OUT               save the metrics text to OUT
     tools.py parse-metrics FILE           parse with prometheus_client; require the documented families
     tools.py ldd-check FILE...            every shared library the binaries need is in the runtime image
+    tools.py schema-names OPENAPI         no inline enum takes a component schema's generated name
 
 Every failure exits non-zero with a message on stderr.
 """
@@ -167,6 +168,35 @@ def free_port():
         print(probe.getsockname()[1])
 
 
+def inline_enums(schema, path):
+    """(property name, where) of every property under `schema` with an enum of its own."""
+    for name, prop in (schema.get("properties") or {}).items():
+        if "enum" in prop:
+            yield name, f"{path}.{name}"
+        yield from inline_enums(prop, f"{path}.{name}")
+        if isinstance(prop.get("items"), dict):
+            yield from inline_enums(prop["items"], f"{path}.{name}[]")
+
+
+def schema_names(path):
+    """Client generators (datamodel-code-generator, openapi-generator) name an inline enum after
+    its property, in PascalCase; when that is a component schema's name, one of the two becomes
+    `Name1`, and clients get a name nobody chose. Each such enum belongs under a name of its own."""
+    import yaml
+
+    with open(path, encoding="utf-8") as file:
+        schemas = yaml.safe_load(file)["components"]["schemas"]
+    clashes = []
+    for schema_name, schema in schemas.items():
+        for prop, where in inline_enums(schema, schema_name):
+            generated = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", prop) if part)
+            if generated in schemas:
+                clashes.append(f"{where}: its inline enum would be generated as {generated}, a component schema's name")
+    if clashes:
+        fail("schema names clash in " + path + ":\n  " + "\n  ".join(clashes))
+    print(f"schema names: {len(schemas)} component schemas, no inline enum takes one's name")
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -185,6 +215,8 @@ def main(argv):
         free_port()
     elif command == "ldd-check":
         ldd_check(args)
+    elif command == "schema-names":
+        schema_names(*args)
     else:
         fail(f"unknown command {command}")
 

@@ -3,8 +3,10 @@ import Redis
 import Timekeeping
 
 /// The shared cache's log lines: Redis connections and the breaker. Losing Redis is a warning (the
-/// service still answers, as a single node); failed reconnect attempts repeat while Redis is down,
-/// so they are rate limited and say how many were held back.
+/// service still answers, as a single node); a host name that does not resolve, or credentials
+/// Redis refuses, is an error: only an operator can fix it (as for an upstream's host name).
+/// Failed reconnect attempts repeat while Redis is down, so they are rate limited and say how
+/// many were held back.
 final class SharedCacheLog: Sendable {
     private let logger: Logger
     private let time: any TimeSource
@@ -28,6 +30,8 @@ final class SharedCacheLog: Sendable {
             if heldBack > 0 { fields.append(("suppressed", String(heldBack))) }
             if error.isPermanent {
                 logger.error("redis refused this service: fix REDIS_URL (no retry)", fields)
+            } else if error.isHostNotFound {
+                logger.error("redis unreachable: its host name does not resolve", fields)
             } else {
                 logger.warn("redis connect attempt failed", fields)
             }

@@ -1,4 +1,5 @@
 import RESP
+import Timekeeping
 
 /// The steps the events share: what a reply does, how a connection becomes ready or ends, and
 /// which timer the new state wants.
@@ -16,7 +17,8 @@ extension RedisCommandConnectionStateMachine {
         case .connecting, .handshaking, .ready: nil
         case .idle: RedisClientError.notConnected.detailed("The Redis connection was not started.")
         case .waitingToReconnect(let at):
-            RedisClientError.notConnected.detailed("Not connected to Redis; the next attempt is in \(at - now).")
+            // Whole milliseconds, rounded up: nanoseconds in an answer's detail are noise.
+            RedisClientError.notConnected.detailed("Not connected to Redis; the next attempt is in \(((at - now).wholeNanoseconds + 999_999) / 1_000_000) ms.")
         case .refused(let error): error
         case .draining, .shutDown: .shutdown
         }

@@ -32,8 +32,14 @@ package struct RedisClientError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The TCP connection to `url` could not be opened (refused, unreachable, name not resolved).
-    static func couldNotConnect(to url: RedisURL, _ detail: String) -> RedisClientError {
+    package static func couldNotConnect(to url: RedisURL, _ detail: String) -> RedisClientError {
         connectFailed.detailed("Could not connect to Redis at \(url.host):\(url.port): \(detail)")
+    }
+
+    /// Whether the connect failed because the host name does not resolve (libuv names its
+    /// resolver's errors EAI_*), which a change of REDIS_URL or of DNS fixes, not waiting.
+    package var isHostNotFound: Bool {
+        code == .connectFailed && detail.contains(": EAI_")
     }
 
     /// Whether reconnecting cannot help: the server refused our credentials or database, which

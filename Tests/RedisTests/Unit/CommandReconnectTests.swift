@@ -63,6 +63,24 @@ struct CommandReconnectTests {
         #expect(machine.pendingCount == 0)
     }
 
+    /// The wait is said in whole milliseconds, rounded up ("in 0.152029433 seconds" reached a
+    /// `DELETE /cache` answer).
+    @Test func aFastFailureSaysWhenTheNextAttemptIsInMilliseconds() throws {
+        var machine = commandMachine()
+        _ = machine.start(now: .zero)
+        let attempts = machine.connectFailed("ECONNREFUSED", now: ms(1)).compactMap { action -> Duration? in
+            if case .connectAttemptFailed(_, let at?) = action { return at }
+            return nil
+        }
+        let reconnectAt = try #require(attempts.first)
+        let request = machine.get("k", deadline: reconnectAt, now: reconnectAt - .nanoseconds(52_029_433))
+        guard case .fail(_, let error)? = request.actions.first else {
+            Issue.record("not failed at once: \(request.actions)")
+            return
+        }
+        #expect(error.detail == "Not connected to Redis; the next attempt is in 53 ms.")
+    }
+
     @Test func requestsQueueWhileConnectingWithinTheirDeadlines() {
         var machine = commandMachine()
         _ = machine.start(now: .zero)
