@@ -13,9 +13,9 @@ import Glibc
 /// started: the Dockerfile's `ENV`, compose.yaml, `make run` and the benchmark scripts. The
 /// service never re-executes itself to set it: under file capabilities or set-user-ID glibc runs
 /// in secure-execution mode and drops the variable, and a re-exec would never see it survive.
-public enum AllocatorTuning {
+package enum AllocatorTuning {
     /// The recommended setting, as `GLIBC_TUNABLES` carries it.
-    public static let recommended = "glibc.malloc.tcache_count=128"
+    package static let recommended = "glibc.malloc.tcache_count=128"
     static let tunable = "glibc.malloc.tcache_count"
 
     /// What the start-up line says: the cache size in effect, or that glibc's default is.
@@ -33,7 +33,7 @@ public enum AllocatorTuning {
     }
 
     /// The description for this process.
-    public static var current: String {
+    package static var current: String {
         #if canImport(Glibc)
         let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         return describe(tunables: tunables, secureExecution: secureExecution)

@@ -5,45 +5,45 @@ import HTTPServer
 import ProductDetails
 
 /// Everything the service reads from its environment, validated.
-public struct AppConfiguration: Sendable {
-    public var server = ServerConfiguration()
-    public var loops = EventLoopGroup.coreCount
-    public var shutdownGrace: Duration = .seconds(10)
+package struct AppConfiguration: Sendable {
+    package var server = ServerConfiguration()
+    package var loops = EventLoopGroup.coreCount
+    package var shutdownGrace: Duration = .seconds(10)
     /// Time between turning not-ready and closing the listeners on SIGTERM.
-    public var shutdownDelay: Duration = .zero
-    public var logLevel = "info"
+    package var shutdownDelay: Duration = .zero
+    package var logLevel = "info"
     /// Bytes of log lines held while the sink is slow; beyond it request lines are dropped first.
-    public var logBufferBytes = 1 << 20
+    package var logBufferBytes = 1 << 20
     /// Upstream base URLs; nil for all three means demo mode (an in-process catalog).
-    public var productsURL: String?
-    public var reviewsURL: String?
-    public var suggestionsURL: String?
-    public var client = HTTPClientConfiguration()
-    public var service = ServiceSettings()
+    package var productsURL: String?
+    package var reviewsURL: String?
+    package var suggestionsURL: String?
+    package var client = HTTPClientConfiguration()
+    package var service = ServiceSettings()
     /// Bearer token for the admin routes; nil turns them off.
-    public var adminToken: String?
+    package var adminToken: String?
     /// Products in the demo catalog.
-    public var demoCatalogSize = 10_000
+    package var demoCatalogSize = 10_000
     /// Fleet mode: the Redis the replicas share; nil runs a single node.
     package var redisURL: RedisURL?
     /// The versioned prefix of every key and channel in Redis.
-    public var redisKeyPrefix = "pd:v1:"
-    public var sharedCache = SharedCacheSettings()
+    package var redisKeyPrefix = "pd:v1:"
+    package var sharedCache = SharedCacheSettings()
     /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
     /// start-up check of edge-triggered polling fails and the service polls level-triggered.
     var epollInterposerBypass: EpollInterposerBypass = []
 
     /// True when no upstream is configured.
-    public var isDemo: Bool { productsURL == nil && reviewsURL == nil && suggestionsURL == nil }
+    package var isDemo: Bool { productsURL == nil && reviewsURL == nil && suggestionsURL == nil }
     /// Every setting with its default, for `--help` and the start-up log.
-    public private(set) var settings: [SettingDescription] = []
+    package private(set) var settings: [SettingDescription] = []
     /// The values in effect, secrets masked, for the start-up log.
-    public private(set) var effective: [(String, String)] = []
+    package private(set) var effective: [(String, String)] = []
 
-    public init() {}
+    package init() {}
 
     /// Reads and validates the environment; throws the first bad value.
-    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> AppConfiguration {
+    package static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> AppConfiguration {
         var reader = EnvironmentReader(environment)
         var config = AppConfiguration()
         config.server.host = reader.string("HOST", default: "0.0.0.0", "address to listen on")
@@ -180,7 +180,7 @@ public struct AppConfiguration: Sendable {
 
     /// `--help` text: every setting with its default, the descriptions in one column (as wide as
     /// the longest name needs) and wrapped to fit a terminal of `helpColumns`.
-    public static func helpText() -> String {
+    package static func helpText() -> String {
         let config = (try? fromEnvironment([:])) ?? AppConfiguration()
         var lines = ["product-details: product detail pages over HTTP/1.1", "", "Settings (environment variables):"]
         let nameWidth = config.settings.map(\.name.count).max() ?? 0

@@ -14,15 +14,15 @@ import Glibc
 
 /// The running service: event loops, the upstream client, the domain service, the HTTP server
 /// and its routes, and (in demo mode) the in-process catalog.
-public final class Application: Sendable {
-    public let configuration: AppConfiguration
-    public let group: EventLoopGroup
-    public let server: HTTPServer
-    public let client: HTTPClient
-    public let service: ProductDetailsService
-    public let logger: Logger
+package final class Application: Sendable {
+    package let configuration: AppConfiguration
+    package let group: EventLoopGroup
+    package let server: HTTPServer
+    package let client: HTTPClient
+    package let service: ProductDetailsService
+    package let logger: Logger
     /// The in-process demo catalog when no upstream is configured.
-    public let demoCatalog: CatalogStub?
+    package let demoCatalog: CatalogStub?
     /// Redis and the shared cache, in fleet mode.
     let fleet: FleetRuntime?
     /// The one time line the service, the server, the client and Redis wait and expire on.
@@ -48,11 +48,11 @@ public final class Application: Sendable {
 
     /// How long stopping waits for the log writer to write what is buffered: a sink stuck in
     /// `write(2)` is not waited for past it.
-    public static let logFlushTimeout: Duration = .seconds(1)
+    package static let logFlushTimeout: Duration = .seconds(1)
 
     /// Builds every part, binds the listeners and returns the running application.
     /// - Parameter logDestination: where log lines go (standard output unless a test collects them).
-    public static func start(
+    package static func start(
         configuration: AppConfiguration, logDestination: LogDestination = .descriptor(1)
     ) async throws -> Application {
         let writer = LogWriter(capacity: configuration.logBufferBytes, destination: logDestination)
@@ -182,10 +182,10 @@ public final class Application: Sendable {
     }
 
     /// The port the service listens on.
-    public var port: Int { server.port }
+    package var port: Int { server.port }
 
     /// Waits for SIGTERM or SIGINT, then shuts down gracefully.
-    public func runUntilSignalled() async throws {
+    package func runUntilSignalled() async throws {
         let signal = await signals.wait()
         logger.lifecycle("shutting down", [("signal", String(signal)), ("graceSeconds", String(configuration.shutdownGrace.wholeSeconds))])
         await stop()
@@ -193,7 +193,7 @@ public final class Application: Sendable {
 
     /// Graceful stop: not ready, stop accepting, let in-flight requests finish within the grace
     /// period, close the rest, stop the loops.
-    public func stop() async {
+    package func stop() async {
         server.beginDraining()
         if configuration.shutdownDelay > .zero {
             // Not ready, still serving: load balancers see /readyz fail and move traffic away

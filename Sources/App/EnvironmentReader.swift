@@ -46,11 +46,11 @@ struct EnvironmentReader {
 }
 
 /// One documented setting.
-public struct SettingDescription: Sendable, Equatable {
-    public let name: String
-    public let defaultValue: String
-    public let help: String
-    public let secret: Bool
+package struct SettingDescription: Sendable, Equatable {
+    package let name: String
+    package let defaultValue: String
+    package let help: String
+    package let secret: Bool
 }
 
 extension String {

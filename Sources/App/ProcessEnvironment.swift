@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// The process environment as a dictionary.
-public enum ProcessEnvironment {
-    public static var current: [String: String] {
+package enum ProcessEnvironment {
+    package static var current: [String: String] {
         var values: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {

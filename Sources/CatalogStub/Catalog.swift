@@ -4,14 +4,14 @@
 /// Nothing is stored: every product, review list and suggestion list is a pure function of
 /// (seed, index), computed when asked, so a catalog of any size starts in constant time and two
 /// catalogs with the same size and seed are equal in every answer, on every run and machine.
-public struct Catalog: Sendable, Equatable {
-    public let size: Int
-    public let seed: UInt64
+package struct Catalog: Sendable, Equatable {
+    package let size: Int
+    package let seed: UInt64
 
-    public static let maxReviews = 20
-    public static let maxSuggestions = 8
+    package static let maxReviews = 20
+    package static let maxSuggestions = 8
 
-    public init(size: Int, seed: UInt64) {
+    package init(size: Int, seed: UInt64) {
         precondition(size >= 0, "a catalog cannot have a negative size")
         self.size = size
         self.seed = seed
@@ -19,14 +19,14 @@ public struct Catalog: Sendable, Equatable {
 
     /// The index (1…size) of a canonical id `p<n>`, or nil. `p01`, `p0`, `P1` and `p+1` are not
     /// ids, so no two spellings name one product.
-    public func index(of id: String) -> Int? {
+    package func index(of id: String) -> Int? {
         guard let number = Self.number(in: id) else { return nil }
         return number <= size ? number : nil
     }
 
     /// The number `n` of a canonical id `p<n>` (1 or more, no leading zero), whatever the
     /// catalog's size; nil for any other id.
-    public static func number(in id: String) -> Int? {
+    package static func number(in id: String) -> Int? {
         let utf8 = id.utf8
         guard utf8.count >= 2, utf8.count <= 20, utf8.first == UInt8(ascii: "p") else { return nil }
         let digits = utf8.dropFirst()
@@ -42,32 +42,32 @@ public struct Catalog: Sendable, Equatable {
         return value
     }
 
-    public static func id(ofIndex index: Int) -> String { "p\(index)" }
+    package static func id(ofIndex index: Int) -> String { "p\(index)" }
 
-    public func product(_ id: String) -> StubProduct? {
+    package func product(_ id: String) -> StubProduct? {
         index(of: id).map(product(at:))
     }
 
-    public func reviews(_ id: String) -> [StubReview]? {
+    package func reviews(_ id: String) -> [StubReview]? {
         index(of: id).map(reviews(at:))
     }
 
-    public func suggestions(_ id: String) -> [StubProduct]? {
+    package func suggestions(_ id: String) -> [StubProduct]? {
         index(of: id).map { suggestionIndices(at: $0).map(product(at:)) }
     }
 
     /// The product's JSON object, as the products upstream answers it.
-    public func productJSON(_ id: String) -> [UInt8]? {
+    package func productJSON(_ id: String) -> [UInt8]? {
         product(id).map(Self.json(of:))
     }
 
     /// The product's reviews as a JSON array.
-    public func reviewsJSON(_ id: String) -> [UInt8]? {
+    package func reviewsJSON(_ id: String) -> [UInt8]? {
         reviews(id).map(Self.json(of:))
     }
 
     /// The product's suggestions as a JSON array of product objects.
-    public func suggestionsJSON(_ id: String) -> [UInt8]? {
+    package func suggestionsJSON(_ id: String) -> [UInt8]? {
         suggestions(id).map(Self.json(of:))
     }
 }

@@ -7,16 +7,16 @@ import EventLoop
 /// Faults come from three places, most specific first: `X-Stub-*` headers on a request, plans
 /// scripted with `setFaults` or `PUT /control/faults/{route}`, and the configuration's defaults
 /// (the `STUB_*` environment). See `FaultPlan` for what each fault does.
-public final class CatalogStub: Sendable {
-    public let catalog: Catalog
-    public let configuration: StubConfiguration
-    public let group: EventLoopGroup
-    public let server: HTTPServer
+package final class CatalogStub: Sendable {
+    package let catalog: Catalog
+    package let configuration: StubConfiguration
+    package let group: EventLoopGroup
+    package let server: HTTPServer
     private let responder: StubResponder
 
     /// Builds the catalog and routes; nothing listens until `start`. The group stays the
     /// caller's: `shutdown` does not stop it.
-    public init(group: EventLoopGroup, configuration: StubConfiguration) {
+    package init(group: EventLoopGroup, configuration: StubConfiguration) {
         self.group = group
         self.configuration = configuration
         catalog = Catalog(size: configuration.catalogSize, seed: configuration.seed)
@@ -42,67 +42,67 @@ public final class CatalogStub: Sendable {
 
     /// Binds the listeners; returns the port (the kernel's pick when the configuration says 0).
     @discardableResult
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         try await server.start()
     }
 
     /// The bound port (0 before `start`).
-    public var port: Int { server.port }
+    package var port: Int { server.port }
 
     /// Stops accepting, gives requests in progress `configuration.shutdownGrace`, then closes
     /// every connection (cancelling handlers that still hang).
-    public func shutdown() async {
+    package func shutdown() async {
         await server.shutdown(grace: configuration.shutdownGrace)
     }
 
-    public func stats() -> StubStats {
+    package func stats() -> StubStats {
         responder.stats()
     }
 
     /// The `X-Request-ID` headers of the latest upstream requests (at most 64), oldest first, so a
     /// test can see that the caller passed its request id on.
-    public func recentRequestIDs() -> [String] {
+    package func recentRequestIDs() -> [String] {
         responder.requestIDs.values
     }
 
     /// The `traceparent` and `tracestate` headers of the latest upstream requests (at most 64),
     /// oldest first, so a test can see the trace each attempt carried.
-    public func recentTraceHeaders() -> [StubTraceHeaders] {
+    package func recentTraceHeaders() -> [StubTraceHeaders] {
         responder.traceHeaders.values
     }
 
     /// Zeroes the request, abandon and slow-first-call counters (`openConnections` is a gauge
     /// and stays).
-    public func resetStats() {
+    package func resetStats() {
         responder.counters.reset()
     }
 
     /// Applies `plan` to the next `times` requests on `route` (all of them until `clearFaults`
     /// when nil). A route's own plan wins over an `all` plan; setting `all` replaces them.
-    public func setFaults(_ plan: FaultPlan, for route: StubRoute, times: Int? = nil) {
+    package func setFaults(_ plan: FaultPlan, for route: StubRoute, times: Int? = nil) {
         responder.setFaults(plan, for: route, times: times)
     }
 
     /// Holds requests on `route` (every route for `.all`) from now on, until `resume`: each is
     /// counted in `stats()` as it arrives, then waits. Pausing another route adds to the routes
     /// held. A held request whose client goes away counts as abandoned.
-    public func pause(route: StubRoute) {
+    package func pause(route: StubRoute) {
         responder.gate.pause(route)
     }
 
     /// Releases every held request and stops holding any route.
-    public func resume() {
+    package func resume() {
         responder.gate.resume()
     }
 
     /// Requests held by `pause(route:)` right now.
-    public var pausedRequests: Int {
+    package var pausedRequests: Int {
         responder.gate.waiting
     }
 
     /// Drops every scripted plan (the configuration's defaults remain), restarts the error-rate
     /// sequences and forgets which products have had their first call (`slowFirstEvery`).
-    public func clearFaults() {
+    package func clearFaults() {
         responder.clearFaults()
     }
 }

@@ -4,7 +4,7 @@ import HTTP1
 /// request) and the control route's JSON body (the next N requests, or until cleared).
 extension FaultPlan {
     /// The process defaults from `STUB_*` variables; unset or empty variables keep the default.
-    public static func fromEnvironment(_ environment: [String: String]) throws(FaultSettingError) -> FaultPlan {
+    package static func fromEnvironment(_ environment: [String: String]) throws(FaultSettingError) -> FaultPlan {
         var plan = FaultPlan()
         for setting in FaultSetting.allCases {
             guard let text = environment[setting.environmentName], !text.isEmpty else { continue }
@@ -14,7 +14,7 @@ extension FaultPlan {
     }
 
     /// This plan with every `X-Stub-*` header of a request applied on top, field by field.
-    public func overridden(by headers: HTTPHeaders) throws(FaultSettingError) -> FaultPlan {
+    package func overridden(by headers: HTTPHeaders) throws(FaultSettingError) -> FaultPlan {
         var plan = self
         for setting in FaultSetting.allCases {
             guard let text = headers[setting.headerName] else { continue }
@@ -24,7 +24,7 @@ extension FaultPlan {
     }
 
     /// The header fields that script this plan for one request (for clients and tests).
-    public var headers: HTTPHeaders {
+    package var headers: HTTPHeaders {
         var headers = HTTPHeaders()
         let defaults = FaultPlan()
         if latencyMs != defaults.latencyMs { headers.add(name: FaultSetting.latencyMs.headerName, value: String(latencyMs)) }

@@ -4,36 +4,36 @@
 /// `hang`, then the `errorRate` draw (an error answer ends the request), then on a `200` body
 /// `oversized`, `malformedJSON` and finally `resetMidBody` (so an oversized body can also be cut
 /// off).
-public struct FaultPlan: Sendable, Equatable {
+package struct FaultPlan: Sendable, Equatable {
     /// Delay before answering, in milliseconds.
-    public var latencyMs: Int
+    package var latencyMs: Int
     /// Share of requests (0…1) answered with `errorStatus` instead of the resource.
-    public var errorRate: Double
-    public var errorStatus: Int
+    package var errorRate: Double
+    package var errorStatus: Int
     /// When set, error answers carry `Retry-After: <seconds>`.
-    public var retryAfterSeconds: Int?
+    package var retryAfterSeconds: Int?
     /// Never answer; the handler waits until the client goes away (and counts as abandoned).
-    public var hang: Bool
+    package var hang: Bool
     /// Send the head and half the body, then reset the connection.
-    public var resetMidBody: Bool
+    package var resetMidBody: Bool
     /// A valid HTTP answer whose body is truncated JSON.
-    public var malformedJSON: Bool
+    package var malformedJSON: Bool
     /// A valid JSON body of at least `oversizedBytes`.
-    public var oversized: Bool
-    public var oversizedBytes: Int
+    package var oversized: Bool
+    package var oversizedBytes: Int
     /// When N ≥ 1, the first request on the route for every product whose ordinal is a multiple
     /// of N waits `slowFirstMs` more; later requests for it answer at once (see `FirstCalls` for
     /// the ordinal of an id and how long the stub remembers a product). 0 turns it off.
-    public var slowFirstEvery: Int
-    public var slowFirstMs: Int
+    package var slowFirstEvery: Int
+    package var slowFirstMs: Int
 
-    public static let defaultErrorStatus = 503
-    public static let defaultOversizedBytes = 4 << 20
+    package static let defaultErrorStatus = 503
+    package static let defaultOversizedBytes = 4 << 20
     /// Below the service's default attempt time-out (1,000 ms), so that by default a slow first
     /// call is late rather than failed.
-    public static let defaultSlowFirstMs = 800
+    package static let defaultSlowFirstMs = 800
 
-    public init(
+    package init(
         latencyMs: Int = 0,
         errorRate: Double = 0,
         errorStatus: Int = FaultPlan.defaultErrorStatus,
@@ -60,7 +60,7 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// True when this plan changes nothing about an answer.
-    public var isHarmless: Bool {
+    package var isHarmless: Bool {
         latencyMs == 0 && errorRate == 0 && !hang && !resetMidBody && !malformedJSON && !oversized
             && (slowFirstEvery == 0 || slowFirstMs == 0)
     }

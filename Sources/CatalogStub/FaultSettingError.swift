@@ -1,8 +1,8 @@
 /// A fault setting whose value is missing, malformed or out of range.
-public struct FaultSettingError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FaultSettingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the value came from: an environment variable, header or JSON key.
-    public let source: String
-    public let given: String
+    package let source: String
+    package let given: String
     let expectation: String
 
     init(setting: FaultSetting, source: String, given: String) {
@@ -11,7 +11,7 @@ public struct FaultSettingError: Error, Sendable, Equatable, CustomStringConvert
         expectation = setting.expectation
     }
 
-    public var description: String {
+    package var description: String {
         "\(source) must be \(expectation), got \"\(given)\""
     }
 }

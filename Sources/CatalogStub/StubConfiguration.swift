@@ -1,20 +1,20 @@
 /// Where the stub listens, which catalog it serves, and the faults it injects by default.
-public struct StubConfiguration: Sendable, Equatable {
-    public var host = "127.0.0.1"
-    public var port = 8081
-    public var catalogSize = 10_000
+package struct StubConfiguration: Sendable, Equatable {
+    package var host = "127.0.0.1"
+    package var port = 8081
+    package var catalogSize = 10_000
     /// Client connections polled edge-triggered (see ServerConfiguration.edgeTriggeredPolling).
-    public var edgeTriggeredPolling = true
+    package var edgeTriggeredPolling = true
     /// Seeds the catalog and the error-rate sequences: one seed, one behaviour.
-    public var seed: UInt64 = 42
+    package var seed: UInt64 = 42
     /// Faults applied to every request that neither a header nor a control plan overrides.
-    public var defaultFaults = FaultPlan()
+    package var defaultFaults = FaultPlan()
     /// How long `shutdown` lets requests in progress finish before closing their connections.
-    public var shutdownGrace: Duration = .zero
+    package var shutdownGrace: Duration = .zero
 
-    public static let maxCatalogSize = 100_000_000
+    package static let maxCatalogSize = 100_000_000
 
-    public init() {}
+    package init() {}
 
     /// Reads `HOST`, `PORT`, `CATALOG_SIZE`, `STUB_SEED` and the `STUB_*` fault defaults
     /// (`STUB_LATENCY_MS`, `STUB_ERROR_RATE`, `STUB_ERROR_STATUS`, `STUB_RETRY_AFTER`,
@@ -24,7 +24,7 @@ public struct StubConfiguration: Sendable, Equatable {
     ///
     /// A process that embeds the stub next to its own server (demo mode) shares `HOST`/`PORT`
     /// with it: set `host` and `port` (0 for an ephemeral port) after calling this.
-    public static func fromEnvironment(_ environment: [String: String]) throws(StubConfigurationError) -> StubConfiguration {
+    package static func fromEnvironment(_ environment: [String: String]) throws(StubConfigurationError) -> StubConfiguration {
         var configuration = StubConfiguration()
         func value(_ name: String) -> String? {
             guard let text = environment[name], !text.isEmpty else { return nil }

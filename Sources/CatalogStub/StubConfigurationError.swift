@@ -1,12 +1,12 @@
 /// An environment variable with a value the stub cannot use.
-public struct StubConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let variable: String
-    public let message: String
+package struct StubConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let variable: String
+    package let message: String
 
-    public init(variable: String, message: String) {
+    package init(variable: String, message: String) {
         self.variable = variable
         self.message = message
     }
 
-    public var description: String { "\(variable) \(message)" }
+    package var description: String { "\(variable) \(message)" }
 }

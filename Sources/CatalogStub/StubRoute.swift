@@ -1,7 +1,7 @@
 /// The three upstream routes the stub serves, plus `all` for fault plans that apply to each.
-public enum StubRoute: String, Sendable, CaseIterable {
+package enum StubRoute: String, Sendable, CaseIterable {
     case product, reviews, suggested, all
 
     /// The routes that answer requests (every case but `all`).
-    public static let served: [StubRoute] = [.product, .reviews, .suggested]
+    package static let served: [StubRoute] = [.product, .reviews, .suggested]
 }

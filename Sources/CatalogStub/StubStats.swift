@@ -1,21 +1,21 @@
 import JSON
 
 /// What the stub has seen since start or the last reset.
-public struct StubStats: Sendable, Equatable {
+package struct StubStats: Sendable, Equatable {
     /// Requests received per route, whatever the answer (faults and `404`s included).
-    public var product: Int
-    public var reviews: Int
-    public var suggested: Int
+    package var product: Int
+    package var reviews: Int
+    package var suggested: Int
     /// Requests whose handler was cancelled before answering: the client went away mid-request.
-    public var abandoned: Int
+    package var abandoned: Int
     /// Of those, the ones on the product route (the route that fault tests delay).
-    public var abandonedProduct: Int
+    package var abandonedProduct: Int
     /// Requests the slow-first-call fault delayed.
-    public var slowFirstCalls: Int
+    package var slowFirstCalls: Int
     /// Connections open right now (not reset by `resetStats`).
-    public var openConnections: Int
+    package var openConnections: Int
 
-    public init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, abandonedProduct: Int = 0, slowFirstCalls: Int = 0, openConnections: Int = 0) {
+    package init(product: Int = 0, reviews: Int = 0, suggested: Int = 0, abandoned: Int = 0, abandonedProduct: Int = 0, slowFirstCalls: Int = 0, openConnections: Int = 0) {
         self.product = product
         self.reviews = reviews
         self.suggested = suggested
@@ -27,7 +27,7 @@ public struct StubStats: Sendable, Equatable {
 
     /// `{"requests":{"product":…,"reviews":…,"suggested":…},"abandoned":…,"abandonedProduct":…,
     /// "slowFirstCalls":…,"openConnections":…}`
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 128)
         writer.raw(#"{"requests":{"product":"#)
         writer.int(product)

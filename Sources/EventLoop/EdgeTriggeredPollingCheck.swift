@@ -11,18 +11,18 @@
 ///    `EPOLLET` and `EPOLLRDHUP`: the interposed `epoll_ctl` ran;
 /// 2. when the peer closes, the note taken by the interposed `epoll_wait` is there when libuv
 ///    reports the end of the stream: the interposed `epoll_wait` ran.
-public enum EdgeTriggeredPollingCheck {
-    public enum Outcome: Sendable, Equatable {
+package enum EdgeTriggeredPollingCheck {
+    package enum Outcome: Sendable, Equatable {
         case passed
         /// What failed, on which loop, for the start-up warning.
         case failed(String)
     }
 
     /// How long one loop's check may take before it counts as failed.
-    public static let timeout: Duration = .seconds(2)
+    package static let timeout: Duration = .seconds(2)
 
     /// Runs the check on every loop of `group`, one after another; the first failure is the outcome.
-    public static func run(on group: EventLoopGroup) async -> Outcome {
+    package static func run(on group: EventLoopGroup) async -> Outcome {
         for loop in group.loops {
             let outcome = await run(on: loop)
             if case .failed(let reason) = outcome { return .failed("loop \(loop.index): \(reason)") }
@@ -31,7 +31,7 @@ public enum EdgeTriggeredPollingCheck {
     }
 
     /// Runs the check on `loop`.
-    public static func run(on loop: EventLoop) async -> Outcome {
+    package static func run(on loop: EventLoop) async -> Outcome {
         await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let started = loop.execute {
                 EdgeTriggeredPollingProbe(loop: loop) { continuation.resume(returning: $0) }.start()

@@ -2,10 +2,10 @@
 /// `epoll_ctl` (`registrations`: no EPOLLET added) or `epoll_wait` (`reports`: no peer-closed
 /// notes), as with a libuv that submits `epoll_ctl` through io_uring. Lets tests prove that
 /// `EdgeTriggeredPollingCheck` notices and that the service then polls level-triggered.
-public struct EpollInterposerBypass: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+package struct EpollInterposerBypass: OptionSet, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
-    public static let registrations = EpollInterposerBypass(rawValue: 1)
-    public static let reports = EpollInterposerBypass(rawValue: 2)
+    package static let registrations = EpollInterposerBypass(rawValue: 1)
+    package static let reports = EpollInterposerBypass(rawValue: 2)
 }

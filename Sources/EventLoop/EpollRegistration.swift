@@ -4,19 +4,19 @@ import Glibc
 
 /// One descriptor registered in an epoll instance, as the kernel reports it in
 /// `/proc/self/fdinfo/<epoll>`: what the kernel really polls, whoever registered it.
-public struct EpollRegistration: Sendable, Equatable {
+package struct EpollRegistration: Sendable, Equatable {
     // From <sys/epoll.h>, which Glibc's Swift module does not export.
-    public static let readable: UInt32 = 0x001
-    public static let peerClosedWriting: UInt32 = 0x2000
-    public static let edgeTriggered: UInt32 = 1 << 31
+    package static let readable: UInt32 = 0x001
+    package static let peerClosedWriting: UInt32 = 0x2000
+    package static let edgeTriggered: UInt32 = 1 << 31
 
-    public let descriptor: Int32
-    public let events: UInt32
-    public let inode: UInt64
+    package let descriptor: Int32
+    package let events: UInt32
+    package let inode: UInt64
 
     /// The registrations listed in an epoll instance's fdinfo text, whose lines read
     /// `tfd:       14 events: 80002019 data:                e  pos:0 ino:a530b7 sdev:9`.
-    public static func parse(fdinfo: String) -> [EpollRegistration] {
+    package static func parse(fdinfo: String) -> [EpollRegistration] {
         fdinfo.split(separator: "\n").compactMap { line in
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 4, fields[0] == "tfd:", fields[2] == "events:",
@@ -29,12 +29,12 @@ public struct EpollRegistration: Sendable, Equatable {
 
     /// The registrations of the epoll instance `epoll` of this process; throws when its fdinfo
     /// cannot be read (no /proc).
-    public static func all(in epoll: Int32) throws(UVError) -> [EpollRegistration] {
+    package static func all(in epoll: Int32) throws(UVError) -> [EpollRegistration] {
         parse(fdinfo: try procFile("/proc/self/fdinfo/\(epoll)"))
     }
 
     /// A /proc file whole: such files report a size of 0, and a long one comes in several reads.
-    public static func procFile(_ path: String) throws(UVError) -> String {
+    package static func procFile(_ path: String) throws(UVError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw UVError(code: -errno) }
         defer { close(descriptor) }

@@ -18,9 +18,9 @@ import Glibc
 /// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`
 /// and `readBuffer` are touched only on the loop thread (after `init`, which runs before the thread
 /// starts). `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
-    public let index: Int
+    package let index: Int
 
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>
@@ -34,7 +34,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The serial executor of actors bound to this loop. A separate object, because one `enqueue`
     /// cannot tell a task-executor job from an actor job, and they must run differently.
     /// Set once at the end of `init`, before the loop is shared.
-    public private(set) var serialExecutor: LoopSerialExecutor!
+    package private(set) var serialExecutor: LoopSerialExecutor!
 
     /// Scratch memory for libuv reads: a read callback consumes it before the next allocation.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -77,20 +77,20 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// The loop whose thread is running the caller, if any.
-    public static var current: EventLoop? {
+    package static var current: EventLoop? {
         guard let raw = pthread_getspecific(LoopThreadKey.key) else { return nil }
         return Unmanaged<EventLoop>.fromOpaque(raw).takeUnretainedValue()
     }
 
     /// True when called on this loop's thread.
-    public var inLoop: Bool {
+    package var inLoop: Bool {
         pthread_getspecific(LoopThreadKey.key) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Runs `work` on the loop thread: right away in order with other jobs if called there,
     /// otherwise after waking the loop. Returns false when the loop has already stopped.
     @discardableResult
-    public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+    package func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
         submit(.closure(work))
     }
 
@@ -161,7 +161,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Asks the loop to close every handle it owns and return from `uv_run`.
     /// Handle memory is freed by each owner's close callback, never here.
-    public func requestStop() {
+    package func requestStop() {
         execute { [self] in beginStop() }
     }
 

@@ -10,8 +10,8 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `loops` is immutable after `init`; `threads` and `next` are guarded by
 /// `state`'s lock.
-public final class EventLoopGroup: @unchecked Sendable {
-    public let loops: [EventLoop]
+package final class EventLoopGroup: @unchecked Sendable {
+    package let loops: [EventLoop]
     private let state = Locked(State())
 
     private struct State {
@@ -23,7 +23,7 @@ public final class EventLoopGroup: @unchecked Sendable {
     /// Starts `count` loops (default: one per core) and returns once every thread runs its loop.
     /// Each loop reads every socket into one buffer of `readBufferSize` bytes. `bypassing` is a
     /// test hook (see `EpollInterposerBypass`).
-    public init(
+    package init(
         loopCount: Int = EventLoopGroup.coreCount, readBufferSize: Int = 64 * 1024, bypassing bypass: EpollInterposerBypass = []
     ) throws(UVError) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
@@ -42,12 +42,12 @@ public final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// The number of cores this process may use.
-    public static var coreCount: Int {
+    package static var coreCount: Int {
         Int(uv_available_parallelism())
     }
 
     /// The loops in turn, for work that has no loop of its own yet.
-    public func next() -> EventLoop {
+    package func next() -> EventLoop {
         state.withLock { state in
             let loop = loops[state.next % loops.count]
             state.next &+= 1
@@ -56,13 +56,13 @@ public final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// The loop of the calling thread, else the next one in turn.
-    public func any() -> EventLoop {
+    package func any() -> EventLoop {
         if let current = EventLoop.current, loops.contains(where: { $0 === current }) { return current }
         return next()
     }
 
     /// Closes every handle on every loop, then joins the threads. Call from off the loops.
-    public func shutdown() {
+    package func shutdown() {
         precondition(EventLoop.current == nil, "shutdown() would join the thread it runs on")
         let threads: [pthread_t] = state.withLock { state in
             if state.stopped { return [] }

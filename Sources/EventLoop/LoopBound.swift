@@ -3,17 +3,17 @@
 /// loop thread is a programming error and traps.
 ///
 /// `@unchecked Sendable`: `wrapped` is only read on `loop`'s thread, checked on each access.
-public struct LoopBound<Value>: @unchecked Sendable {
-    public let loop: EventLoop
+package struct LoopBound<Value>: @unchecked Sendable {
+    package let loop: EventLoop
     private let wrapped: Value
 
-    public init(_ value: Value, loop: EventLoop) {
+    package init(_ value: Value, loop: EventLoop) {
         precondition(loop.inLoop, "LoopBound created off its loop")
         self.loop = loop
         wrapped = value
     }
 
-    public var value: Value {
+    package var value: Value {
         precondition(loop.inLoop, "LoopBound value read off its loop")
         return wrapped
     }

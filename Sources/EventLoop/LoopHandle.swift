@@ -4,10 +4,10 @@ import CLibUV
 /// also the only place the handle's memory is freed (libuv may touch it until then).
 ///
 /// Loop-confined: created, used and closed on `loop`'s thread only.
-public class LoopHandle {
-    public let loop: EventLoop
+package class LoopHandle {
+    package let loop: EventLoop
     let raw: UnsafeMutableRawPointer
-    public private(set) var isClosing = false
+    package private(set) var isClosing = false
 
     var handle: UnsafeMutablePointer<uv_handle_t> { raw.assumingMemoryBound(to: uv_handle_t.self) }
 
@@ -30,7 +30,7 @@ public class LoopHandle {
     }
 
     /// Closes the handle once; `didClose` runs in the close callback.
-    public func close() {
+    package func close() {
         guard !isClosing else { return }
         beginClose()
         uv_close(handle, loopHandleClosed)

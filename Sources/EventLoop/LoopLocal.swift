@@ -3,11 +3,11 @@
 ///
 /// `@unchecked Sendable`: slot `i` of `slots` is read and written only on the thread of the loop
 /// whose `index` is `i` (checked on each access); the pointer itself never changes.
-public final class LoopLocal<Value>: @unchecked Sendable {
+package final class LoopLocal<Value>: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Value?>
     private let count: Int
 
-    public init(group: EventLoopGroup) {
+    package init(group: EventLoopGroup) {
         count = group.loops.count
         slots = .allocate(capacity: count)
         slots.initialize(repeating: nil, count: count)
@@ -19,7 +19,7 @@ public final class LoopLocal<Value>: @unchecked Sendable {
     }
 
     /// The value for `loop`, made by `create` on first use. Call on `loop`'s thread.
-    public func value(on loop: EventLoop, create: () -> Value) -> Value {
+    package func value(on loop: EventLoop, create: () -> Value) -> Value {
         precondition(loop.inLoop && loop.index < count, "LoopLocal used off its loop")
         if let value = slots[loop.index] { return value }
         let value = create()
@@ -28,7 +28,7 @@ public final class LoopLocal<Value>: @unchecked Sendable {
     }
 
     /// The value for `loop` if it was made. Call on `loop`'s thread.
-    public func existing(on loop: EventLoop) -> Value? {
+    package func existing(on loop: EventLoop) -> Value? {
         precondition(loop.inLoop && loop.index < count, "LoopLocal used off its loop")
         return slots[loop.index]
     }

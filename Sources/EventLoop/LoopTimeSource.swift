@@ -6,19 +6,19 @@ import Timekeeping
 /// The production ``TimeSource``: its `sleep` is a libuv timer on an event loop, so a sleeping
 /// handler wakes on its own loop thread without a hop. Time is `ContinuousClock`'s (monotonic),
 /// counted from when the source was made. Tests swap in `ManualTimeSource`.
-public struct LoopTimeSource: TimeSource {
+package struct LoopTimeSource: TimeSource {
     /// Used when the sleeper is not on a loop thread.
-    public let fallbackLoop: EventLoop
+    package let fallbackLoop: EventLoop
     private let origin: ContinuousClock.Instant
 
-    public init(fallbackLoop: EventLoop) {
+    package init(fallbackLoop: EventLoop) {
         self.fallbackLoop = fallbackLoop
         origin = .now
     }
 
-    public var now: Duration { origin.duration(to: .now) }
+    package var now: Duration { origin.duration(to: .now) }
 
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
         let deadline = ContinuousClock.now + duration
@@ -35,7 +35,7 @@ public struct LoopTimeSource: TimeSource {
 
     /// A libuv timer on the caller's loop (or the fallback one), with no task and no hop when
     /// called on a loop thread.
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
         let deadline = ContinuousClock.now + delay
         if let loop = EventLoop.current {
             let scheduled = LoopScheduledAction(loop: loop)

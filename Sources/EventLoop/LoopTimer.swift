@@ -2,21 +2,21 @@ import CLibUV
 import Timekeeping
 
 /// A restartable libuv timer. Loop-confined: use it only on `loop`'s thread.
-public final class LoopTimer: LoopHandle {
+package final class LoopTimer: LoopHandle {
     private var callback: (() -> Void)?
     /// Set by `start(at:)`: `fire` re-arms instead of calling back while it is still ahead.
     private var deadline: ContinuousClock.Instant?
 
     private var timer: UnsafeMutablePointer<uv_timer_t> { raw.assumingMemoryBound(to: uv_timer_t.self) }
 
-    public init(loop: EventLoop) {
+    package init(loop: EventLoop) {
         super.init(loop: loop, type: UV_TIMER)
         uv_timer_init(loop.uvLoop, timer)
         adopt()
     }
 
     /// (Re)arms the timer to call `callback` once after `delay` (millisecond resolution, rounded up).
-    public func start(after delay: Duration, _ callback: @escaping () -> Void) {
+    package func start(after delay: Duration, _ callback: @escaping () -> Void) {
         guard !isClosing else { return }
         self.callback = callback
         deadline = nil
@@ -28,7 +28,7 @@ public final class LoopTimer: LoopHandle {
     /// libuv counts from the loop's cached time, which lags the real clock while an iteration is
     /// busy, so a plain timer can fire a little early; this one re-arms for whatever is left, and
     /// never calls back before the deadline.
-    public func start(at deadline: ContinuousClock.Instant, _ callback: @escaping () -> Void) {
+    package func start(at deadline: ContinuousClock.Instant, _ callback: @escaping () -> Void) {
         guard !isClosing else { return }
         self.callback = callback
         self.deadline = deadline
@@ -36,7 +36,7 @@ public final class LoopTimer: LoopHandle {
     }
 
     /// Disarms the timer; it can be started again.
-    public func stop() {
+    package func stop() {
         guard !isClosing else { return }
         callback = nil
         deadline = nil
@@ -44,7 +44,7 @@ public final class LoopTimer: LoopHandle {
     }
 
     /// Disarms and releases the timer for good.
-    public func cancel() { close() }
+    package func cancel() { close() }
 
     override func willClose() {
         callback = nil

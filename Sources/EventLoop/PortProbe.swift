@@ -15,10 +15,10 @@ import Glibc
 /// A race remains: another process can take the port between this probe and the first listener's
 /// bind. The window is the start-up of this process, and the probe only has to catch the common
 /// mistake of starting an instance twice.
-public enum PortProbe {
+package enum PortProbe {
     /// Binds `address` once (port 0: the kernel picks one) and lets it go; returns the port bound.
     /// Throws `EADDRINUSE` when another socket holds it.
-    public static func bindOnce(_ address: SocketAddress) throws(UVError) -> Int {
+    package static func bindOnce(_ address: SocketAddress) throws(UVError) -> Int {
         let socketType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let descriptor = socket(address.family, socketType, 0)
         guard descriptor >= 0 else { throw UVError(code: -errno) }

@@ -2,10 +2,10 @@ import CLibUV
 
 /// Host name resolution through libuv's thread pool (`uv_getaddrinfo`), so a loop never blocks on
 /// DNS. Numeric addresses skip the resolver.
-public enum Resolver {
+package enum Resolver {
     /// Resolves `host` to TCP addresses, IPv4 first. `completion` runs on the loop thread.
     /// Loop-confined: call on `loop`'s thread.
-    public static func resolve(
+    package static func resolve(
         host: String, port: Int, on loop: EventLoop, completion: @escaping (Result<[SocketAddress], UVError>) -> Void
     ) {
         if let numeric = try? SocketAddress(ip: host, port: port) {

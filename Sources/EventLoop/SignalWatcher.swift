@@ -2,10 +2,10 @@ import CLibUV
 
 /// Calls back on the loop thread each time the process receives `signal` (e.g. SIGTERM).
 /// Loop-confined.
-public final class SignalWatcher: LoopHandle {
+package final class SignalWatcher: LoopHandle {
     private var callback: ((Int32) -> Void)?
 
-    public init(loop: EventLoop, signal: Int32, _ callback: @escaping (Int32) -> Void) throws(UVError) {
+    package init(loop: EventLoop, signal: Int32, _ callback: @escaping (Int32) -> Void) throws(UVError) {
         super.init(loop: loop, type: UV_SIGNAL)
         let signalHandle = raw.assumingMemoryBound(to: uv_signal_t.self)
         let rc = uv_signal_init(loop.uvLoop, signalHandle)

@@ -1,11 +1,11 @@
 import CLibUV
 
 /// An IPv4 or IPv6 address and port, as libuv's bind and connect take it.
-public struct SocketAddress: Sendable, CustomStringConvertible {
+package struct SocketAddress: Sendable, CustomStringConvertible {
     var storage: sockaddr_storage
 
     /// Parses a numeric host ("127.0.0.1", "::1", "0.0.0.0").
-    public init(ip: String, port: Int) throws(UVError) {
+    package init(ip: String, port: Int) throws(UVError) {
         var storage = sockaddr_storage()
         let rc: Int32 = withUnsafeMutablePointer(to: &storage) { pointer in
             if ip.contains(":") {
@@ -19,9 +19,9 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     init(storage: sockaddr_storage) { self.storage = storage }
 
-    public var family: Int32 { Int32(storage.ss_family) }
+    package var family: Int32 { Int32(storage.ss_family) }
 
-    public var description: String {
+    package var description: String {
         var copy = storage
         var text = [CChar](repeating: 0, count: 64)
         return withUnsafePointer(to: &copy) { pointer in
@@ -39,7 +39,7 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     }
 
     /// The numeric address alone ("127.0.0.1", "::1"), without the port.
-    public var ip: String {
+    package var ip: String {
         var copy = storage
         var text = [CChar](repeating: 0, count: 64)
         withUnsafePointer(to: &copy) { pointer in
@@ -53,7 +53,7 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
     }
 
     /// The port, in host byte order.
-    public var port: Int {
+    package var port: Int {
         var copy = storage
         return withUnsafePointer(to: &copy) { pointer in
             if family == AF_INET6 {

@@ -2,12 +2,12 @@ import CLibUV
 
 /// A listening TCP socket on one loop. With `reusePort`, every loop of a group binds the same
 /// port and the kernel spreads new connections across them. Loop-confined.
-public final class TCPListener: LoopHandle {
+package final class TCPListener: LoopHandle {
     private var onAccept: ((TCPStream) -> Void)?
     /// The port actually bound (useful after binding port 0).
-    public private(set) var port: Int = 0
+    package private(set) var port: Int = 0
 
-    public init(
+    package init(
         loop: EventLoop, address: SocketAddress, backlog: Int32 = 1024, reusePort: Bool,
         onAccept: @escaping (TCPStream) -> Void
     ) throws(UVError) {

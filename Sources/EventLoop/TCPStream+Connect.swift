@@ -5,7 +5,7 @@ extension TCPStream {
     /// connected stream or the error. Closing the returned stream before then cancels the attempt
     /// (the completion sees `UVError.cancelled`). Loop-confined.
     @discardableResult
-    public static func connect(
+    package static func connect(
         to address: SocketAddress, on loop: EventLoop, completion: @escaping (Result<TCPStream, UVError>) -> Void
     ) -> TCPStream? {
         let stream: TCPStream

@@ -4,15 +4,15 @@ import CLibUV
 /// A TCP connection on one loop: reads into the loop's shared buffer and hands each chunk to
 /// `onRead`; writes try the socket first (`uv_try_write`, no allocation) and queue only what the
 /// kernel did not take. Loop-confined: every method must be called on `loop`'s thread.
-public final class TCPStream: LoopHandle {
+package final class TCPStream: LoopHandle {
     /// Bytes read; valid only during the call.
-    public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    package var onRead: ((UnsafeRawBufferPointer) -> Void)?
     /// The peer closed its side (`nil`) or the connection failed. Reading has stopped.
-    public var onReadEnd: ((UVError?) -> Void)?
+    package var onReadEnd: ((UVError?) -> Void)?
     /// All queued output has reached the kernel.
-    public var onWritesFlushed: (() -> Void)?
+    package var onWritesFlushed: (() -> Void)?
     /// The handle has closed; nothing else will be called.
-    public var onClose: (() -> Void)?
+    package var onClose: (() -> Void)?
 
     private var reading = false
     private var closeWhenFlushed = false
@@ -34,12 +34,12 @@ public final class TCPStream: LoopHandle {
     }
 
     /// Bytes handed to `write` that the kernel has not taken yet.
-    public var queuedWriteBytes: Int { Int(uv_stream_get_write_queue_size(stream)) }
+    package var queuedWriteBytes: Int { Int(uv_stream_get_write_queue_size(stream)) }
 
-    public var isReading: Bool { reading }
+    package var isReading: Bool { reading }
 
     /// Disables Nagle's algorithm: responses are written whole, and latency matters more.
-    public func setNoDelay() {
+    package func setNoDelay() {
         uv_tcp_nodelay(tcp, 1)
     }
 
@@ -49,7 +49,7 @@ public final class TCPStream: LoopHandle {
     /// `startReading`. False when the descriptor cannot be marked; the connection then stays
     /// level-triggered, which is always correct.
     @discardableResult
-    public func pollEdgeTriggered() -> Bool {
+    package func pollEdgeTriggered() -> Bool {
         guard !isClosing, !edgeTriggered, let descriptor else { return edgeTriggered }
         edgeTriggered = pd_edge_triggered_mark(descriptor, true)
         return edgeTriggered
@@ -60,19 +60,19 @@ public final class TCPStream: LoopHandle {
         return uv_fileno(handle, &descriptor) == 0 ? descriptor : nil
     }
 
-    public func startReading() {
+    package func startReading() {
         guard !reading, !isClosing else { return }
         if uv_read_start(stream, tcpStreamAllocate, tcpStreamRead) == 0 { reading = true }
     }
 
-    public func stopReading() {
+    package func stopReading() {
         guard reading, !isClosing else { return }
         uv_read_stop(stream)
         reading = false
     }
 
     /// Writes `bytes` in order after everything written before.
-    public func write(_ bytes: UnsafeRawBufferPointer) {
+    package func write(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosing, bytes.count > 0 else { return }
         var buffer = uv_buf_init(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(bytes.count))
         let written = Int(uv_try_write(stream, &buffer, 1))
@@ -85,13 +85,13 @@ public final class TCPStream: LoopHandle {
         queueWrite(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
     }
 
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
     }
 
     /// Writes `head` then `body` with one system call (`writev`), so a large body is not copied
     /// behind its head first. What the kernel does not take is queued as one copy.
-    public func write(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) {
+    package func write(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) {
         guard !isClosing else { return }
         guard head.count > 0, body.count > 0 else {
             write(head.count > 0 ? head : body)
@@ -113,7 +113,7 @@ public final class TCPStream: LoopHandle {
         }
     }
 
-    public func write(_ head: [UInt8], _ body: [UInt8]) {
+    package func write(_ head: [UInt8], _ body: [UInt8]) {
         head.withUnsafeBytes { head in body.withUnsafeBytes { write(head, $0) } }
     }
 
@@ -124,13 +124,13 @@ public final class TCPStream: LoopHandle {
     }
 
     /// Closes the connection as soon as all queued output has been written.
-    public func closeAfterFlush() {
+    package func closeAfterFlush() {
         guard !isClosing else { return }
         if queuedWriteBytes == 0 { close() } else { closeWhenFlushed = true }
     }
 
     /// Closes with a TCP reset (RST) instead of an orderly FIN, discarding queued output.
-    public func reset() {
+    package func reset() {
         guard !isClosing else { return }
         beginClose()
         uv_tcp_close_reset(tcp, tcpStreamClosedByReset)

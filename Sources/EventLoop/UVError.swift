@@ -1,24 +1,24 @@
 import CLibUV
 
 /// A libuv failure: the negative errno value libuv returned, with its symbolic name.
-public struct UVError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let code: Int32
+package struct UVError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let code: Int32
 
-    public init(code: Int32) { self.code = code }
+    package init(code: Int32) { self.code = code }
 
     /// "ECONNREFUSED", "ETIMEDOUT", …
-    public var name: String { String(cString: uv_err_name(code)) }
+    package var name: String { String(cString: uv_err_name(code)) }
 
-    public var description: String { "\(name): \(String(cString: uv_strerror(code)))" }
+    package var description: String { "\(name): \(String(cString: uv_strerror(code)))" }
 
-    public static let connectionRefused = UVError(code: Int32(UV_ECONNREFUSED.rawValue))
-    public static let connectionReset = UVError(code: Int32(UV_ECONNRESET.rawValue))
-    public static let endOfFile = UVError(code: Int32(UV_EOF.rawValue))
-    public static let timedOut = UVError(code: Int32(UV_ETIMEDOUT.rawValue))
-    public static let cancelled = UVError(code: Int32(UV_ECANCELED.rawValue))
-    public static let brokenPipe = UVError(code: Int32(UV_EPIPE.rawValue))
-    public static let addressInUse = UVError(code: Int32(UV_EADDRINUSE.rawValue))
-    public static let invalidArgument = UVError(code: Int32(UV_EINVAL.rawValue))
+    package static let connectionRefused = UVError(code: Int32(UV_ECONNREFUSED.rawValue))
+    package static let connectionReset = UVError(code: Int32(UV_ECONNRESET.rawValue))
+    package static let endOfFile = UVError(code: Int32(UV_EOF.rawValue))
+    package static let timedOut = UVError(code: Int32(UV_ETIMEDOUT.rawValue))
+    package static let cancelled = UVError(code: Int32(UV_ECANCELED.rawValue))
+    package static let brokenPipe = UVError(code: Int32(UV_EPIPE.rawValue))
+    package static let addressInUse = UVError(code: Int32(UV_EADDRINUSE.rawValue))
+    package static let invalidArgument = UVError(code: Int32(UV_EINVAL.rawValue))
 
     /// Throws unless `result` is zero or positive.
     @inline(__always)

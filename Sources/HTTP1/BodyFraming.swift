@@ -1,6 +1,6 @@
 /// How the end of a message body is found (RFC 9112 §6.3). Deciding this once,
 /// at head time, keeps the smuggling-sensitive logic in a single place.
-public enum BodyFraming: Hashable, Sendable {
+package enum BodyFraming: Hashable, Sendable {
     /// The message has no body.
     case none
     /// Exactly this many body bytes follow the head.

@@ -3,57 +3,57 @@
 ///
 /// Names are static strings, checked as tokens once when added in debug builds; values have CR,
 /// LF and NUL written as SP, like the serializers do, so no value can start a new line.
-public struct FieldBlock: Sendable, Equatable {
-    public private(set) var bytes: [UInt8] = []
+package struct FieldBlock: Sendable, Equatable {
+    package private(set) var bytes: [UInt8] = []
 
-    public init() {}
+    package init() {}
 
-    public init(reservingCapacity capacity: Int) {
+    package init(reservingCapacity capacity: Int) {
         bytes.reserveCapacity(capacity)
     }
 
-    public var isEmpty: Bool { bytes.isEmpty }
+    package var isEmpty: Bool { bytes.isEmpty }
 
-    public mutating func add(_ name: StaticString, _ value: String) {
+    package mutating func add(_ name: StaticString, _ value: String) {
         var value = value
         value.withUTF8 { add(name, bytes: $0) }
     }
 
-    public mutating func add(_ name: StaticString, _ value: StaticString) {
+    package mutating func add(_ name: StaticString, _ value: StaticString) {
         add(name, bytes: UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
     }
 
     /// `name: <decimal value>`.
-    public mutating func add(_ name: StaticString, decimal value: Int) {
+    package mutating func add(_ name: StaticString, decimal value: Int) {
         beginField(name)
         appendDecimal(value)
         endField()
     }
 
-    public mutating func add(_ name: StaticString, bytes value: UnsafeBufferPointer<UInt8>) {
+    package mutating func add(_ name: StaticString, bytes value: UnsafeBufferPointer<UInt8>) {
         beginField(name)
         appendValue(value)
         endField()
     }
 
     /// Builds one field's value from parts: `field(name) { $0.append("a"); $0.appendDecimal(1) }`.
-    public mutating func field(_ name: StaticString, _ build: (inout FieldBlock) -> Void) {
+    package mutating func field(_ name: StaticString, _ build: (inout FieldBlock) -> Void) {
         beginField(name)
         build(&self)
         endField()
     }
 
     /// Appends to the value of the field being built by `field(_:_:)`.
-    public mutating func append(_ text: StaticString) {
+    package mutating func append(_ text: StaticString) {
         appendValue(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    public mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { appendValue($0) }
     }
 
-    public mutating func appendDecimal(_ value: Int) {
+    package mutating func appendDecimal(_ value: Int) {
         // Up to 15 digits fit a small string: no allocation for the values written here.
         bytes.append(contentsOf: String(value).utf8)
     }

@@ -7,15 +7,15 @@
 /// answer's Date, Last-Modified and Content-Type), on every upstream call.
 ///
 /// Equal when the lines are the same bytes: unlike ``HTTPHeaders``, names compare exactly here.
-public struct HTTPFieldLines: Sendable, Equatable {
+package struct HTTPFieldLines: Sendable, Equatable {
     private let bytes: [UInt8]
 
-    public init() {
+    package init() {
         bytes = []
     }
 
     /// The lines of `headers`, written as a serializer would (CR, LF and NUL become spaces).
-    public init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaders) {
         var bytes: [UInt8] = []
         HeadWriter.appendFields(headers, into: &bytes, terminated: false)
         self.bytes = bytes
@@ -25,11 +25,11 @@ public struct HTTPFieldLines: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    public var isEmpty: Bool { bytes.isEmpty }
+    package var isEmpty: Bool { bytes.isEmpty }
 
     /// The fields, in order. A line that does not scan (possible only for lines built by
     /// `init(_:)` from a name that is not a token) ends the list.
-    public var headers: HTTPHeaders {
+    package var headers: HTTPHeaders {
         var headers = HTTPHeaders()
         bytes.withUnsafeBytes { input in
             var scanner = FieldLineScanner()

@@ -2,41 +2,41 @@
 /// fields stay separate lines) because field order and multiplicity carry meaning.
 /// Lookups compare names ASCII case-insensitively over the UTF-8 views, so they
 /// never allocate.
-public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionaryLiteral {
-    public typealias Element = (name: String, value: String)
+package struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionaryLiteral {
+    package typealias Element = (name: String, value: String)
 
     private var fields: [Element]
 
-    public init() {
+    package init() {
         fields = []
     }
 
     /// Builds headers from ordered pairs; unlike a dictionary literal this reads
     /// naturally when the same name repeats.
-    public init(_ fields: [(name: String, value: String)]) {
+    package init(_ fields: [(name: String, value: String)]) {
         self.fields = fields
     }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
     /// Room for `capacity` fields, so adding them one by one does not regrow the storage.
-    public mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         fields.reserveCapacity(capacity)
     }
 
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
-    public var isEmpty: Bool { fields.isEmpty }
+    package var isEmpty: Bool { fields.isEmpty }
 
-    public mutating func add(name: String, value: String) {
+    package mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))
     }
 
     /// Replaces the first field called `name` (keeping its position), drops any
     /// further ones, or appends when there is none.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    package mutating func replaceOrAdd(name: String, value: String) {
         guard let first = fields.firstIndex(where: { Self.namesMatch($0.name, name) }) else {
             add(name: name, value: value)
             return
@@ -52,26 +52,26 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
         }
     }
 
-    public mutating func remove(name: String) {
+    package mutating func remove(name: String) {
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
     /// The first value of `name`, or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.compactMap { Self.namesMatch($0.name, name) ? $0.value : nil }
     }
 
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         fields.contains { Self.namesMatch($0.name, name) }
     }
 
     /// How many field lines are called `name` (e.g. to detect a repeated Host).
-    public func count(of name: String) -> Int {
+    package func count(of name: String) -> Int {
         var total = 0
         for field in fields where Self.namesMatch(field.name, name) {
             total += 1
@@ -81,7 +81,7 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
 
     /// True when a comma-separated list header (e.g. Connection) contains `token`,
     /// case-insensitively, across all lines of that header.
-    public func containsToken(_ token: String, in name: String) -> Bool {
+    package func containsToken(_ token: String, in name: String) -> Bool {
         for field in fields where Self.namesMatch(field.name, name) {
             for element in CommaSeparatedElements(field.value)
             where ASCII.equalsIgnoringCase(element, token.utf8) {
@@ -91,13 +91,13 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
         return false
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
+    package func makeIterator() -> IndexingIterator<[Element]> {
         fields.makeIterator()
     }
 
     /// Equal when the same fields appear in the same order; names compare
     /// case-insensitively (they are case-insensitive on the wire), values exactly.
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         guard lhs.fields.count == rhs.fields.count else { return false }
         for (left, right) in zip(lhs.fields, rhs.fields) {
             guard namesMatch(left.name, right.name), left.value == right.value else { return false }

@@ -1,17 +1,17 @@
 /// Resource bounds the parsers enforce so a peer cannot make us buffer without end.
 /// Each limit maps to the status code the server answers when it is exceeded.
-public struct HTTPLimits: Sendable, Equatable {
+package struct HTTPLimits: Sendable, Equatable {
     /// Longest request line (or status line), excluding its CRLF → 414.
-    public var maxRequestLineBytes: Int
+    package var maxRequestLineBytes: Int
     /// Total bytes of field lines (each including its CRLF) in the header section,
     /// shared with chunked trailers → 431.
-    public var maxHeaderBytes: Int
+    package var maxHeaderBytes: Int
     /// Most field lines in the header section plus trailers → 431.
-    public var maxHeaderCount: Int
+    package var maxHeaderCount: Int
     /// Largest declared Content-Length or decoded body → 413.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
 
-    public init(
+    package init(
         maxRequestLineBytes: Int = 8192,
         maxHeaderBytes: Int = 32768,
         maxHeaderCount: Int = 100,

@@ -1,21 +1,21 @@
 /// A request method token (RFC 9110 §9). Methods are case-sensitive, so the raw
 /// value is kept exactly as received; the common ones are offered as constants.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         self.rawValue = rawValue
     }
 
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
-    public static let patch = HTTPMethod(rawValue: "PATCH")
-    public static let trace = HTTPMethod(rawValue: "TRACE")
-    public static let connect = HTTPMethod(rawValue: "CONNECT")
+    package static let get = HTTPMethod(rawValue: "GET")
+    package static let head = HTTPMethod(rawValue: "HEAD")
+    package static let post = HTTPMethod(rawValue: "POST")
+    package static let put = HTTPMethod(rawValue: "PUT")
+    package static let delete = HTTPMethod(rawValue: "DELETE")
+    package static let options = HTTPMethod(rawValue: "OPTIONS")
+    package static let patch = HTTPMethod(rawValue: "PATCH")
+    package static let trace = HTTPMethod(rawValue: "TRACE")
+    package static let connect = HTTPMethod(rawValue: "CONNECT")
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

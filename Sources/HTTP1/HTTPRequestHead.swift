@@ -1,25 +1,25 @@
 /// A parsed request head with the protocol decisions (persistence, 100-continue,
 /// body framing) already made, so the server does not re-derive them from headers.
-public struct HTTPRequestHead: Sendable, Equatable {
-    public var method: HTTPMethod
+package struct HTTPRequestHead: Sendable, Equatable {
+    package var method: HTTPMethod
     /// The request-target exactly as sent.
-    public var target: String
+    package var target: String
     /// Origin-form path without the query; for absolute-form the URI's path ("/" if
     /// empty); "*" for asterisk-form; the authority for CONNECT.
-    public var path: String
+    package var path: String
     /// Text after the first '?', without it; nil when there is no '?'.
-    public var query: String?
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    package var query: String?
+    package var version: HTTPVersion
+    package var headers: HTTPHeaders
     /// RFC 9112 §9.3: HTTP/1.1 persists unless "Connection: close"; HTTP/1.0 only
     /// with "Connection: keep-alive".
-    public var keepAlive: Bool
+    package var keepAlive: Bool
     /// "Expect: 100-continue" on an HTTP/1.1 request.
-    public var expectsContinue: Bool
+    package var expectsContinue: Bool
     /// `.none`, `.contentLength(n)` or `.chunked`.
-    public var framing: BodyFraming
+    package var framing: BodyFraming
 
-    public init(
+    package init(
         method: HTTPMethod,
         target: String,
         path: String,

@@ -8,8 +8,8 @@
 ///
 /// After a thrown error the stream position is unknown: answer with the error's
 /// status and close the connection (or call `reset()` before any reuse).
-public struct HTTPRequestParser: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct HTTPRequestParser: Sendable {
+    package enum Event: Sendable, Equatable {
         case needMoreData
         case head(HTTPRequestHead)
         /// Payload bytes at this range of the input passed to the call (de-chunked).
@@ -27,7 +27,7 @@ public struct HTTPRequestParser: Sendable {
     /// more are tolerated, an endless stream of them is not.
     static let maxLeadingEmptyLines = 8
 
-    public let limits: HTTPLimits
+    package let limits: HTTPLimits
     private var phase = Phase.requestLine
     private var requestLineScanner = RequestLineScanner()
     private var leadingEmptyLines = 0
@@ -40,26 +40,26 @@ public struct HTTPRequestParser: Sendable {
 
     /// Trailer fields of the last chunked message, valid after `.end` until the
     /// next request begins (empty for other framings).
-    public private(set) var trailers = HTTPHeaders()
+    package private(set) var trailers = HTTPHeaders()
 
     /// The head of a request refused for its framing (`413`, `501`, conflicting lengths) after
     /// its header section was read whole, so the refusal can still answer to it (its request
     /// id, its method); its framing reads `.none`. Nil for every other error.
-    public private(set) var refusedHead: HTTPRequestHead?
+    package private(set) var refusedHead: HTTPRequestHead?
 
     /// True once a message has begun: its request line was consumed. Bytes of it may no longer
     /// be in the caller's buffer. Empty lines before a request line begin nothing: RFC 9112 §2.2
     /// has a server ignore them, so a connection that received one after a request is idle.
-    public var hasBegunMessage: Bool {
+    package var hasBegunMessage: Bool {
         phase != .requestLine
     }
 
-    public init(limits: HTTPLimits = HTTPLimits()) {
+    package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
         self.headerReader = HeaderSectionReader(limits: limits)
     }
 
-    public mutating func parse(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (event: Event, consumed: Int) {
+    package mutating func parse(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (event: Event, consumed: Int) {
         switch phase {
         case .requestLine, .headers:
             return try parseHead(input)
@@ -79,7 +79,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Forgets any partial message, e.g. after an error or when a connection is reused.
-    public mutating func reset() {
+    package mutating func reset() {
         prepareForNextMessage()
         trailers = HTTPHeaders()
     }

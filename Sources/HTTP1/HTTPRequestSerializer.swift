@@ -1,10 +1,10 @@
 /// Writes a request head for the client. Host, Content-Length and the like are
 /// supplied by the caller as headers.
-public enum HTTPRequestSerializer {
+package enum HTTPRequestSerializer {
     /// Appends "<method> <target> HTTP/1.1\r\n", each header "name: value\r\n", then "\r\n".
     /// CR, LF, NUL and SP in the target (and CR, LF, NUL in headers) are written as
     /// safe bytes so caller data cannot inject lines.
-    public static func writeHead(method: HTTPMethod, target: String, headers: HTTPHeaders, into buffer: inout [UInt8]) {
+    package static func writeHead(method: HTTPMethod, target: String, headers: HTTPHeaders, into buffer: inout [UInt8]) {
         appendRequestLine(method: method, basePath: "", target: target, into: &buffer)
         HeadWriter.appendFields(headers, into: &buffer)
     }
@@ -13,7 +13,7 @@ public enum HTTPRequestSerializer {
     /// `Host: host` first (in place of any Host among `headers`) and `User-Agent:
     /// defaultUserAgent` last unless `headers` has one: written around the caller's fields
     /// instead of into a merged copy of them, and the target written in its two parts.
-    public static func writeHead(
+    package static func writeHead(
         method: HTTPMethod, basePath: String, path: String, host: String, headers: HTTPHeaders, defaultUserAgent: String,
         into buffer: inout [UInt8]
     ) {

@@ -1,18 +1,18 @@
 /// A parsed response head with framing and persistence already decided for the
 /// request that produced it.
-public struct HTTPResponseHead: Sendable, Equatable {
-    public var status: HTTPStatus
-    public var version: HTTPVersion
+package struct HTTPResponseHead: Sendable, Equatable {
+    package var status: HTTPStatus
+    package var version: HTTPVersion
     /// The header fields as received; ``headers`` makes them into strings.
-    public var fieldLines: HTTPFieldLines
-    public var framing: BodyFraming
+    package var fieldLines: HTTPFieldLines
+    package var framing: BodyFraming
     /// False when the connection must not be reused (Connection: close, HTTP/1.0
     /// without keep-alive, or a close-delimited body).
-    public var keepAlive: Bool
+    package var keepAlive: Bool
 
-    public var headers: HTTPHeaders { fieldLines.headers }
+    package var headers: HTTPHeaders { fieldLines.headers }
 
-    public init(
+    package init(
         status: HTTPStatus,
         version: HTTPVersion = .http1_1,
         fieldLines: HTTPFieldLines = HTTPFieldLines(),
@@ -26,7 +26,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
         self.keepAlive = keepAlive
     }
 
-    public init(status: HTTPStatus, version: HTTPVersion = .http1_1, headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool) {
+    package init(status: HTTPStatus, version: HTTPVersion = .http1_1, headers: HTTPHeaders, framing: BodyFraming, keepAlive: Bool) {
         self.init(status: status, version: version, fieldLines: HTTPFieldLines(headers), framing: framing, keepAlive: keepAlive)
     }
 }

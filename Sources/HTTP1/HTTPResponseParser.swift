@@ -3,8 +3,8 @@
 /// Same feeding contract as `HTTPRequestParser`: re-feed unconsumed bytes with new
 /// data appended. Interim 1xx responses (other than 101) are skipped silently, and
 /// framing is decided from the request method and status (RFC 9112 §6.3).
-public struct HTTPResponseParser: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct HTTPResponseParser: Sendable {
+    package enum Event: Sendable, Equatable {
         case needMoreData
         case head(HTTPResponseHead)
         /// Payload bytes at this range of the input passed to the call (de-chunked).
@@ -17,7 +17,7 @@ public struct HTTPResponseParser: Sendable {
         case statusLine, headers, body
     }
 
-    public let limits: HTTPLimits
+    package let limits: HTTPLimits
     private var phase = Phase.statusLine
     private var statusLineScanner = LineScanner()
     private var statusLine = StatusLine(version: .http1_1, status: .ok)
@@ -29,16 +29,16 @@ public struct HTTPResponseParser: Sendable {
 
     /// Trailer fields of the last chunked response, valid after `.end` until the
     /// next response begins (empty for other framings).
-    public private(set) var trailers = HTTPHeaders()
+    package private(set) var trailers = HTTPHeaders()
 
-    public init(limits: HTTPLimits = HTTPLimits()) {
+    package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
         self.headerReader = HeaderSectionReader(limits: limits, keepingLines: true)
     }
 
     /// - Parameter requestMethod: the method of the request this response answers;
     ///   HEAD (and a successful CONNECT) responses have no body.
-    public mutating func parse(
+    package mutating func parse(
         _ input: UnsafeRawBufferPointer,
         requestMethod: HTTPMethod
     ) throws(HTTPParseError) -> (event: Event, consumed: Int) {
@@ -63,7 +63,7 @@ public struct HTTPResponseParser: Sendable {
     /// The peer closed the connection. Returns `.end` when that completes the
     /// current response (close-delimited body, or a body already complete), nil
     /// when no response had begun; throws when the response was cut short.
-    public mutating func finishAtEOF() throws(HTTPParseError) -> Event? {
+    package mutating func finishAtEOF() throws(HTTPParseError) -> Event? {
         switch phase {
         case .statusLine, .headers:
             guard responseBegun else { return nil }
@@ -76,7 +76,7 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    public mutating func reset() {
+    package mutating func reset() {
         prepareForNextMessage()
         trailers = HTTPHeaders()
     }

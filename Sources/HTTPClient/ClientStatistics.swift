@@ -1,17 +1,17 @@
 import Synchronization
 
 /// Counters of the client's work, for tests, benchmarks and metrics.
-public struct HTTPClientStatistics: Sendable, Equatable {
+package struct HTTPClientStatistics: Sendable, Equatable {
     /// TCP connections opened since start.
-    public var connectionsOpened: Int
+    package var connectionsOpened: Int
     /// Requests sent, including those that went out again on a fresh connection.
-    public var requestsSent: Int
+    package var requestsSent: Int
     /// Sockets open now, connecting ones included, over every loop and pool.
-    public var openConnections: Int
+    package var openConnections: Int
     /// The most sockets open at once since start.
-    public var peakOpenConnections: Int
+    package var peakOpenConnections: Int
     /// Requests waiting now for a connection (their pool is at its limit), over every loop.
-    public var waitingRequests: Int
+    package var waitingRequests: Int
 }
 
 final class ClientStatistics: Sendable {

@@ -5,15 +5,15 @@ import Timekeeping
 /// An HTTP/1.1 client for upstream calls. Connections are pooled per loop, origin and pool name,
 /// so a handler's calls go out and come back on the loop it runs on, without a thread hop, and
 /// calls hung in one pool never hold the connections another pool needs, even to one origin.
-public final class HTTPClient: Sendable {
-    public let group: EventLoopGroup
-    public let configuration: HTTPClientConfiguration
+package final class HTTPClient: Sendable {
+    package let group: EventLoopGroup
+    package let configuration: HTTPClientConfiguration
     private let pools: LoopLocal<LoopPools>
     private let counters = ClientStatistics()
     /// The time line idle connections are timed on.
     private let time: any TimeSource
 
-    public init(
+    package init(
         group: EventLoopGroup, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
         time: (any TimeSource)? = nil
     ) {
@@ -23,7 +23,7 @@ public final class HTTPClient: Sendable {
         pools = LoopLocal(group: group)
     }
 
-    public var statistics: HTTPClientStatistics { counters.snapshot }
+    package var statistics: HTTPClientStatistics { counters.snapshot }
 
     /// Sends one request and returns the whole answer, whatever its status. Throws on connection
     /// failures, malformed answers, the deadline (`timeout` covers waiting for a connection,
@@ -31,7 +31,7 @@ public final class HTTPClient: Sendable {
     ///
     /// `pool` names the connections the request shares (an upstream's name): each name has its
     /// own `maxConnectionsPerPool` to each origin on each loop; callers that name none share "".
-    public func execute(
+    package func execute(
         _ method: HTTPMethod = .get, _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(),
         timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
@@ -50,7 +50,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// `GET` of `path` (appended to the origin's base path), in the connections of `pool`.
-    public func get(
+    package func get(
         _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
         try await execute(.get, origin, pool: pool, path: path, headers: headers, timeout: timeout)
@@ -83,14 +83,14 @@ public final class HTTPClient: Sendable {
     /// queued behind hung ones do not wait out their deadlines. Requests already sent, or whose
     /// own connection is being opened, go on. Returns without waiting; each loop drops its queue
     /// on its next turn. Callable from any thread.
-    public func failQueued(pool: String) {
+    package func failQueued(pool: String) {
         for loop in group.loops {
             loop.execute { [pools] in pools.existing(on: loop)?.dropWaiting(pool: pool) }
         }
     }
 
     /// Closes idle connections and fails queued requests on every loop.
-    public func shutdown() async {
+    package func shutdown() async {
         for loop in group.loops {
             await Task(executorPreference: loop) { [pools] in
                 pools.existing(on: loop)?.shutdown()

@@ -2,8 +2,8 @@ import EventLoop
 import HTTP1
 
 /// Why an upstream request failed. A struct over a code, so new cases never break callers.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: Sendable, Equatable {
+package struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: Sendable, Equatable {
         /// No connection could be made (refused, unreachable, name not resolved).
         case connectFailed
         /// The connection did not open within the connect timeout.
@@ -25,17 +25,17 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case dropped
     }
 
-    public let code: Code
-    public let detail: String
+    package let code: Code
+    package let detail: String
 
-    public init(_ code: Code, _ detail: String) {
+    package init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { "\(code): \(detail)" }
+    package var description: String { "\(code): \(detail)" }
 
-    public static func == (lhs: HTTPClientError, rhs: HTTPClientError) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: HTTPClientError, rhs: HTTPClientError) -> Bool { lhs.code == rhs.code }
 
     static func connectFailed(_ error: UVError) -> HTTPClientError { HTTPClientError(.connectFailed, error.description) }
     static let connectTimeout = HTTPClientError(.connectTimeout, "connect timed out")

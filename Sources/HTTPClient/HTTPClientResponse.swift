@@ -1,21 +1,21 @@
 import HTTP1
 
 /// A complete upstream answer.
-public struct HTTPClientResponse: Sendable {
-    public let status: HTTPStatus
+package struct HTTPClientResponse: Sendable {
+    package let status: HTTPStatus
     /// The header fields as received; ``headers`` makes them into strings when asked.
-    public let fieldLines: HTTPFieldLines
-    public let body: [UInt8]
+    package let fieldLines: HTTPFieldLines
+    package let body: [UInt8]
 
-    public var headers: HTTPHeaders { fieldLines.headers }
+    package var headers: HTTPHeaders { fieldLines.headers }
 
-    public init(status: HTTPStatus, fieldLines: HTTPFieldLines, body: [UInt8]) {
+    package init(status: HTTPStatus, fieldLines: HTTPFieldLines, body: [UInt8]) {
         self.status = status
         self.fieldLines = fieldLines
         self.body = body
     }
 
-    public init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
+    package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
         self.init(status: status, fieldLines: HTTPFieldLines(headers), body: body)
     }
 }

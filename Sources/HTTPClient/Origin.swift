@@ -1,14 +1,14 @@
 /// Where upstream requests go: `http://host:port` plus an optional base path that every request
 /// target is appended to.
-public struct Origin: Hashable, Sendable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
+package struct Origin: Hashable, Sendable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
     /// "" or a path without a trailing slash, e.g. "/api".
-    public let basePath: String
+    package let basePath: String
     /// The `Host` header value, made once: every request sends it.
-    public let authority: String
+    package let authority: String
 
-    public init(host: String, port: Int, basePath: String = "") {
+    package init(host: String, port: Int, basePath: String = "") {
         self.host = host
         self.port = port
         self.basePath = basePath
@@ -16,7 +16,7 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `http://host[:port][/base]`. Only `http` is supported (no TLS).
-    public init(url: String) throws(HTTPClientError) {
+    package init(url: String) throws(HTTPClientError) {
         guard url.hasPrefix("http://") else {
             throw url.hasPrefix("https://") ? .unsupportedURL("https is not supported; use http or terminate TLS elsewhere") : .unsupportedURL("\(url) is not an http:// URL")
         }
@@ -54,5 +54,5 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         return port == 80 ? name : "\(name):\(port)"
     }
 
-    public var description: String { "http://\(authority)\(basePath)" }
+    package var description: String { "http://\(authority)\(basePath)" }
 }

@@ -2,9 +2,9 @@ import HTTP1
 
 /// What the server knows of a request it is about to answer, whoever gives the answer: the
 /// observer the server calls for every answer (see ``AnswerObserver``) reads it.
-public struct AnsweredRequest: Sendable {
+package struct AnsweredRequest: Sendable {
     /// Who gave the answer.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// The responder (a route, or the router's `404`/`405`).
         case responder
         /// The server's overload guard (`maxInFlightRequests`).
@@ -19,13 +19,13 @@ public struct AnsweredRequest: Sendable {
     }
 
     /// The request's head; nil when the HTTP layer answered before its head was complete.
-    public let head: HTTPRequestHead?
+    package let head: HTTPRequestHead?
     /// The loop, the time the head was complete (or the refusal, without one), and what the
     /// immediate responder filled in (route, request id).
-    public let context: RequestContext
-    public let source: Source
+    package let context: RequestContext
+    package let source: Source
 
-    public init(head: HTTPRequestHead?, context: RequestContext, source: Source) {
+    package init(head: HTTPRequestHead?, context: RequestContext, source: Source) {
         self.head = head
         self.context = context
         self.source = source
@@ -35,4 +35,4 @@ public struct AnsweredRequest: Sendable {
 /// Called on the connection's loop for every answer the server writes, once, before it is
 /// written, and for an answer to a client that has gone away: the one place that can add fields
 /// to every answer (a request id) and count and log them all.
-public typealias AnswerObserver = @Sendable (inout HTTPResponse, AnsweredRequest) -> Void
+package typealias AnswerObserver = @Sendable (inout HTTPResponse, AnsweredRequest) -> Void

@@ -2,23 +2,23 @@ import HTTP1
 
 /// A complete request as a handler sees it: the parsed head, the whole body, and the path
 /// parameters the router matched.
-public struct HTTPRequest: Sendable {
-    public var head: HTTPRequestHead
-    public var body: [UInt8]
-    public var pathParameters: PathParameters
+package struct HTTPRequest: Sendable {
+    package var head: HTTPRequestHead
+    package var body: [UInt8]
+    package var pathParameters: PathParameters
 
-    public init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: PathParameters = PathParameters()) {
+    package init(head: HTTPRequestHead, body: [UInt8] = [], pathParameters: PathParameters = PathParameters()) {
         self.head = head
         self.body = body
         self.pathParameters = pathParameters
     }
 
-    public var method: HTTPMethod { head.method }
-    public var path: String { head.path }
-    public var headers: HTTPHeaders { head.headers }
+    package var method: HTTPMethod { head.method }
+    package var path: String { head.path }
+    package var headers: HTTPHeaders { head.headers }
 
     /// The decoded values of a query parameter, in order (`?ids=a,b&x=1` → `["a,b"]` for "ids").
-    public func queryValues(_ name: String) -> [String] {
+    package func queryValues(_ name: String) -> [String] {
         guard let query = head.query else { return [] }
         var values: [String] = []
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {

@@ -7,9 +7,9 @@ import Timekeeping
 /// An HTTP/1.1 server with one listener per event loop (`SO_REUSEPORT`): each connection lives on
 /// the loop that accepted it. A request is answered on the loop thread when the responder can
 /// answer it at once, else by a task that prefers that loop.
-public final class HTTPServer: Sendable {
-    public let group: EventLoopGroup
-    public let configuration: ServerConfiguration
+package final class HTTPServer: Sendable {
+    package let group: EventLoopGroup
+    package let configuration: ServerConfiguration
     let responder: Responder
     let answerObserver: AnswerObserver?
     /// Fault injection (the catalog stub's): after how many body bytes an answer is cut off by a
@@ -29,7 +29,7 @@ public final class HTTPServer: Sendable {
     /// gives at once is written with no task made for it; work it defers runs as a task
     /// preferring the loop. `answered`, when given, sees every answer the server writes, whoever
     /// gave it. `time` defaults to a `LoopTimeSource` on the group.
-    public convenience init(
+    package convenience init(
         group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
         answered: AnswerObserver? = nil, responder: @escaping Responder
     ) {
@@ -39,6 +39,8 @@ public final class HTTPServer: Sendable {
     /// A server whose answers a test double may cut short: `resetAfterBodyBytes`, asked with the
     /// context of each answer (its `annotation`, which the responder filled in), returns after
     /// how many body bytes to reset the connection instead of writing the rest, or nil.
+    /// The one `public` declaration left: only a public one can be SPI, which keeps this
+    /// initializer out of sight of every module that does not ask for the fault injection.
     @_spi(FaultInjection)
     public init(
         group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,
@@ -56,7 +58,7 @@ public final class HTTPServer: Sendable {
     /// Binds every loop's listener and returns the port (the one picked by the kernel when the
     /// configuration asks for port 0).
     @discardableResult
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         var port = configuration.port
         if port != 0 {
             // Without this, a second process on the port would bind it too (see PortProbe).
@@ -79,22 +81,22 @@ public final class HTTPServer: Sendable {
     }
 
     /// The port the listeners are bound to (0 before `start`).
-    public var port: Int { boundPort.load(ordering: .relaxed) }
+    package var port: Int { boundPort.load(ordering: .relaxed) }
 
     /// True once shutdown has begun: readiness checks should fail.
-    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+    package var isDraining: Bool { draining.load(ordering: .relaxed) }
 
-    public var openConnections: Int { connections.open }
+    package var openConnections: Int { connections.open }
 
     /// Requests whose handlers are running now.
-    public var inFlightRequests: Int { requests.count }
+    package var inFlightRequests: Int { requests.count }
 
     /// Requests refused with `503` because `maxInFlightRequests` were running, since start.
-    public var overloadRefusals: Int { requests.refusedCount }
+    package var overloadRefusals: Int { requests.refusedCount }
 
     /// Reports not-ready from now on (`isDraining`) while still accepting: answers carry
     /// `Connection: close`, so clients move elsewhere before the listeners close.
-    public func beginDraining() {
+    package func beginDraining() {
         draining.store(true, ordering: .relaxed)
     }
 
@@ -108,7 +110,7 @@ public final class HTTPServer: Sendable {
     /// plus that, whatever the clients do.
     /// - Returns: how many requests were cut short that way.
     @discardableResult
-    public func shutdown(grace: Duration) async -> Int {
+    package func shutdown(grace: Duration) async -> Int {
         beginDraining()
         let servers = loopServers.withLock { $0 }
         // Every listener closes before any connection drains, so once a client sees its idle

@@ -2,24 +2,24 @@
 ///
 /// Routes capture one parameter or none almost always, so the first is stored inline and only
 /// further ones go to an array: matching a route allocates no dictionary.
-public struct PathParameters: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public typealias Element = (name: String, value: String)
+package struct PathParameters: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    package typealias Element = (name: String, value: String)
 
     private var first: Element?
     private var others: [Element] = []
 
-    public init() {}
+    package init() {}
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         for (name, value) in elements { self[name] = value }
     }
 
-    public var count: Int { first == nil ? 0 : 1 + others.count }
+    package var count: Int { first == nil ? 0 : 1 + others.count }
 
-    public var isEmpty: Bool { first == nil }
+    package var isEmpty: Bool { first == nil }
 
     /// The value captured for `name`; setting replaces it, or adds it when absent.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get {
             if let first, first.name == name { return first.value }
             return others.first { $0.name == name }?.value
@@ -39,11 +39,11 @@ public struct PathParameters: Sendable, Equatable, Sequence, ExpressibleByDictio
         }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
+    package func makeIterator() -> IndexingIterator<[Element]> {
         ((first.map { [$0] } ?? []) + others).makeIterator()
     }
 
-    public static func == (lhs: PathParameters, rhs: PathParameters) -> Bool {
+    package static func == (lhs: PathParameters, rhs: PathParameters) -> Bool {
         lhs.count == rhs.count && lhs.allSatisfy { rhs[$0.name] == $0.value }
     }
 }

@@ -2,13 +2,13 @@ import HTTP1
 import JSON
 
 /// An RFC 9457 problem document: every error this service answers has this shape.
-public struct ProblemDetails: Sendable, Equatable {
-    public var status: HTTPStatus
-    public var title: String
-    public var detail: String
-    public var type: String
+package struct ProblemDetails: Sendable, Equatable {
+    package var status: HTTPStatus
+    package var title: String
+    package var detail: String
+    package var type: String
 
-    public init(status: HTTPStatus, title: String? = nil, detail: String, type: String = "about:blank") {
+    package init(status: HTTPStatus, title: String? = nil, detail: String, type: String = "about:blank") {
         self.status = status
         self.title = title ?? status.reasonPhrase
         self.detail = detail
@@ -16,7 +16,7 @@ public struct ProblemDetails: Sendable, Equatable {
     }
 
     /// `{"type":…,"title":…,"status":…,"detail":…}` as bytes.
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 96 + title.utf8.count + detail.utf8.count)
         writer.raw(#"{"type":"#)
         writer.string(type)
@@ -31,7 +31,7 @@ public struct ProblemDetails: Sendable, Equatable {
     }
 
     /// The answer carrying this problem, `application/problem+json`.
-    public func response(headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    package func response(headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = extra
         headers.replaceOrAdd(name: "Content-Type", value: "application/problem+json")
         return HTTPResponse(status: status, headers: headers, body: json)

@@ -1,5 +1,5 @@
 /// What a ``Responder`` gives for a request, asked on the connection's loop thread.
-public enum ResponderAnswer: Sendable {
+package enum ResponderAnswer: Sendable {
     /// Answered at once: written before the loop reads on, with no task made (a cached page, a
     /// health check, a `404`).
     case now(HTTPResponse)
@@ -12,7 +12,7 @@ public enum ResponderAnswer: Sendable {
 extension ResponderAnswer {
     /// The answer, waiting for it when it was deferred: what the server would write, for callers
     /// without a socket (in-memory route tests).
-    public func response(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    package func response(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
         switch self {
         case .now(let response): response
         case .later(let handler): await handler(request, context)

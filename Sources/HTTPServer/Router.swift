@@ -2,30 +2,30 @@ import HTTP1
 
 /// An immutable routing trie over path segments. `{name}` segments capture one segment.
 /// HEAD is served by the GET handler when no HEAD route is registered.
-public struct Router: Sendable {
+package struct Router: Sendable {
     private var root = RouteNode()
     /// `root` flattened for lookups, rebuilt by every `add` (routes are added at start-up).
     private var table = RouteTable(RouteNode())
 
     /// The outcome of matching one request.
-    public enum Match: Sendable {
+    package enum Match: Sendable {
         case found(parameters: PathParameters, pattern: String)
         case methodNotAllowed(allow: [HTTPMethod])
         case notFound
     }
 
-    public init() {}
+    package init() {}
 
     /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`): its answer needs
     /// waiting, so it runs in a task.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+    package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
         // Made once here: the route answers every request with the same deferred handler.
         let later = ResponderAnswer.later(handler)
         add(method, pattern, responder: { _, _ in later })
     }
 
     /// Registers a handler that never waits: it answers on the loop thread, with no task.
-    public mutating func addImmediate(
+    package mutating func addImmediate(
         _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
     ) {
         add(method, pattern, responder: { .now(handler($0, $1)) })
@@ -33,13 +33,13 @@ public struct Router: Sendable {
 
     /// Registers `responder` for `method` on `pattern`: asked on the loop thread, it answers at
     /// once when it can (a cached page) or defers to work that waits.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, responder: @escaping RouteResponder) {
+    package mutating func add(_ method: HTTPMethod, _ pattern: String, responder: @escaping RouteResponder) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, responder: responder))
         table = RouteTable(root)
     }
 
-    public func match(method: HTTPMethod, path: String) -> Match {
+    package func match(method: HTTPMethod, path: String) -> Match {
         switch lookup(method: method, path: path) {
         case .route(let route, let parameters):
             return .found(parameters: parameters, pattern: route.pattern)
@@ -53,7 +53,7 @@ public struct Router: Sendable {
     /// The server's ``Responder`` for these routes: binds the request's path parameters and the
     /// context's route in place (copied by nobody) and asks the route; a `404` or `405` problem
     /// (route ``unmatched``) at once.
-    public func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
+    package func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
             request.pathParameters = parameters
@@ -93,11 +93,11 @@ public struct Router: Sendable {
     }
 
     /// The route label of requests no route matched.
-    public static let unmatched = "unmatched"
+    package static let unmatched = "unmatched"
 }
 
 /// A route's responder: an answer now, or the work that waits for it (``ResponderAnswer``).
-public typealias RouteResponder = @Sendable (HTTPRequest, RequestContext) -> ResponderAnswer
+package typealias RouteResponder = @Sendable (HTTPRequest, RequestContext) -> ResponderAnswer
 
 struct Route: Sendable {
     let pattern: String

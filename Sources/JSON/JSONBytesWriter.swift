@@ -5,45 +5,45 @@
 ///
 /// The appending functions are `@inlinable`: a document is mostly short tokens, and a call across
 /// the module boundary for each would cost more than the append itself.
-public struct JSONBytesWriter {
+package struct JSONBytesWriter {
     /// The document so far (inlined appends write it directly, hence not `private(set)`).
     @usableFromInline
     var buffer: [UInt8] = []
 
     /// The bytes written so far.
     @inlinable
-    public var bytes: [UInt8] { buffer }
+    package var bytes: [UInt8] { buffer }
 
-    public init(reservingCapacity capacity: Int = 256) {
+    package init(reservingCapacity capacity: Int = 256) {
         buffer.reserveCapacity(capacity)
     }
 
     /// Goes on appending to `buffer`, which is left empty until `release()` gives it back: the
     /// storage moves, so a large buffer is neither copied nor reallocated.
-    public init(adopting buffer: inout [UInt8]) {
+    package init(adopting buffer: inout [UInt8]) {
         swap(&self.buffer, &buffer)
     }
 
     /// The bytes written so far (with what the adopted buffer held); the writer is left empty.
-    public mutating func release() -> [UInt8] {
+    package mutating func release() -> [UInt8] {
         var out: [UInt8] = []
         swap(&out, &buffer)
         return out
     }
 
     @inlinable
-    public mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
     /// Bytes that are already JSON (or part of a token), appended as they are.
     @inlinable
-    public mutating func raw(_ text: [UInt8]) {
+    package mutating func raw(_ text: [UInt8]) {
         buffer.append(contentsOf: text)
     }
 
     @inlinable
-    public mutating func raw(_ text: ArraySlice<UInt8>) {
+    package mutating func raw(_ text: ArraySlice<UInt8>) {
         buffer.append(contentsOf: text)
     }
 
@@ -51,7 +51,7 @@ public struct JSONBytesWriter {
     /// zeros beyond it (`1.0`, `0.05`, `12.345`): a duration counted in microseconds is written
     /// in milliseconds without going through floating point.
     @inlinable
-    public mutating func fixedPoint(_ scaled: Int, decimals: Int) {
+    package mutating func fixedPoint(_ scaled: Int, decimals: Int) {
         precondition(decimals > 0 && decimals < 19, "between 1 and 18 fraction digits")
         if scaled < 0 { buffer.append(UInt8(ascii: "-")) }
         var divisor = 1
@@ -75,7 +75,7 @@ public struct JSONBytesWriter {
 
     /// 16 lowercase hex digits, zero-padded (no `String` made for them).
     @inlinable
-    public mutating func hex(_ value: UInt64) {
+    package mutating func hex(_ value: UInt64) {
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 16))
         buffer.withUnsafeMutableBufferPointer { Self.writeHex(value, into: $0, at: start) }
@@ -83,7 +83,7 @@ public struct JSONBytesWriter {
 
     /// Writes the 16 hex digits of `value` at `start`.
     @inlinable
-    public static func writeHex(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+    package static func writeHex(_ value: UInt64, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
         let digits: StaticString = "0123456789abcdef"
         for index in 0..<16 {
             text[start + index] = digits.utf8Start[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
@@ -92,7 +92,7 @@ public struct JSONBytesWriter {
 
     /// Decimal digits written straight into the buffer (no `String` made for them).
     @inlinable
-    public mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -107,7 +107,7 @@ public struct JSONBytesWriter {
     }
 
     @inlinable
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         buffer.append(UInt8(ascii: "\""))
         // Read in place when the text is contiguous (native strings are); a copy made
         // contiguous otherwise.
@@ -139,7 +139,7 @@ public struct JSONBytesWriter {
 
     /// Writes `"name":` (the name must not need escaping; it is a literal of ours).
     @inlinable
-    public mutating func key(_ name: StaticString) {
+    package mutating func key(_ name: StaticString) {
         buffer.append(UInt8(ascii: "\""))
         raw(name)
         raw("\":")

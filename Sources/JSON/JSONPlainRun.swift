@@ -3,7 +3,7 @@
 /// Inside a string, only `"`, `\` and control bytes (below 0x20) need a second look; the reader
 /// also stops at non-ASCII bytes to validate their UTF-8. Text is nearly all such runs, and a
 /// byte-at-a-time test was the largest part of reading and writing an upstream answer's JSON.
-public enum JSONPlainRun {
+package enum JSONPlainRun {
     @inlinable
     static var ones: UInt64 { 0x0101_0101_0101_0101 }
     @inlinable
@@ -12,7 +12,7 @@ public enum JSONPlainRun {
     /// The index of the first byte at or after `start` that is `"`, `\`, below 0x20 or (unless
     /// `allowingNonASCII`) above 0x7F; `bytes.count` when there is none.
     @inlinable @inline(__always)
-    public static func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, allowingNonASCII: Bool) -> Int {
+    package static func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, allowingNonASCII: Bool) -> Int {
         var index = start
         let count = bytes.count
         if let base = bytes.baseAddress {

@@ -3,10 +3,10 @@
 /// `message` names the field (as `0.rating`, `priceInCents` or `body`) and, for syntax problems,
 /// the byte offset; it never echoes the body, which may be large or hostile. ``UpstreamJSON`` turns
 /// it into ``UpstreamFailure/malformedBody(_:)``.
-public struct JSONReadError: Error, Sendable, Equatable {
-    public let message: String
+package struct JSONReadError: Error, Sendable, Equatable {
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 }

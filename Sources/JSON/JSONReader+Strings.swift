@@ -29,7 +29,7 @@ extension JSONReader {
     }
 
     /// The decoded text of a scanned string.
-    public func string(of token: JSONStringToken) -> String {
+    package func string(of token: JSONStringToken) -> String {
         let content = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
         guard token.hasEscapes else { return String(decoding: content, as: UTF8.self) }
         // Decoding never lengthens: `\n` is 1 byte for 2, `\uXXXX` at most 3 for 6, a pair 4 for 12.
@@ -41,7 +41,7 @@ extension JSONReader {
     /// Whether a scanned key equals `name`, compared as decoded code points (`"\u0069d"` is `id`;
     /// `"\u212A"`, the Kelvin sign, is not `K`, though `String` equality would say so).
     @inlinable
-    public func key(_ token: JSONStringToken, is name: StaticString) -> Bool {
+    package func key(_ token: JSONStringToken, is name: StaticString) -> Bool {
         guard !token.hasEscapes else {
             return string(of: token).utf8.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         }

@@ -9,29 +9,29 @@
 /// cannot exhaust the stack.
 ///
 /// The bytes are borrowed: a reader lives only inside `withUnsafeBufferPointer` of its body.
-public struct JSONReader {
+package struct JSONReader {
     /// The deepest nesting of arrays and objects accepted, counting the outermost container.
-    public static let maxDepth = 64
+    package static let maxDepth = 64
 
-    public let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte to read.
-    public var offset = 0
+    package var offset = 0
     /// Open arrays and objects around the current position.
-    public private(set) var depth = 0
+    package private(set) var depth = 0
     /// The element of the top-level array being read, for messages.
-    public var index: Int?
+    package var index: Int?
     /// The key of the member being read, for messages (kept as a token: the hot path never makes
     /// a string of it).
-    public var field: JSONStringToken?
+    package var field: JSONStringToken?
 
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     // MARK: Messages
 
     /// Where the reader is, as `0.rating`, `0`, `priceInCents` or `body`.
-    public var path: String {
+    package var path: String {
         switch (index, field.map(label(of:))) {
         case let (index?, field?): return "\(index).\(field)"
         case let (index?, nil): return String(index)
@@ -41,19 +41,19 @@ public struct JSONReader {
     }
 
     /// A key as messages name it: decoded, but never echoing a long one.
-    public func label(of key: JSONStringToken) -> String {
+    package func label(of key: JSONStringToken) -> String {
         let name = string(of: key)
         return name.utf8.count <= 40 ? name : "(a key of \(name.utf8.count) bytes)"
     }
 
     /// A syntax error at `position` (the current offset by default).
-    public func syntaxError(_ reason: String, at position: Int? = nil) -> JSONReadError {
+    package func syntaxError(_ reason: String, at position: Int? = nil) -> JSONReadError {
         JSONReadError("invalid JSON at \(path) (offset \(position ?? offset)): \(reason)")
     }
 
     /// The error for a value that is not of the expected type: `null at …`, `wrong type at …`, or a
     /// syntax error when no value starts at the current offset.
-    public func mismatch() -> JSONReadError {
+    package func mismatch() -> JSONReadError {
         guard offset < bytes.count else { return syntaxError("unexpected end of input") }
         switch bytes[offset] {
         case UInt8(ascii: "n"):
@@ -71,7 +71,7 @@ public struct JSONReader {
     /// Skips JSON whitespace (space, tab, line feed, carriage return) and returns the next byte, or
     /// nil at the end of the input.
     @inlinable
-    public mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -82,7 +82,7 @@ public struct JSONReader {
     }
 
     /// Requires that only whitespace is left.
-    public mutating func expectEnd() throws(JSONReadError) {
+    package mutating func expectEnd() throws(JSONReadError) {
         index = nil
         field = nil
         if peek() != nil { throw syntaxError("unexpected data after the document") }
@@ -91,7 +91,7 @@ public struct JSONReader {
     // MARK: Containers
 
     /// Reads `{`; returns false if the object is empty (its `}` is consumed too).
-    public mutating func openObject() throws(JSONReadError) -> Bool {
+    package mutating func openObject() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "{") else { throw mismatch() }
         try enter()
         if peek() == UInt8(ascii: "}") {
@@ -103,7 +103,7 @@ public struct JSONReader {
     }
 
     /// After a member's value: reads `,` and returns true, or reads `}` and returns false.
-    public mutating func nextMember() throws(JSONReadError) -> Bool {
+    package mutating func nextMember() throws(JSONReadError) -> Bool {
         switch peek() {
         case UInt8(ascii: ","):
             offset += 1
@@ -119,7 +119,7 @@ public struct JSONReader {
     }
 
     /// Reads `[`; returns false if the array is empty (its `]` is consumed too).
-    public mutating func openArray() throws(JSONReadError) -> Bool {
+    package mutating func openArray() throws(JSONReadError) -> Bool {
         guard peek() == UInt8(ascii: "[") else { throw mismatch() }
         try enter()
         if peek() == UInt8(ascii: "]") {
@@ -131,7 +131,7 @@ public struct JSONReader {
     }
 
     /// After an element: reads `,` and returns true, or reads `]` and returns false.
-    public mutating func nextElement() throws(JSONReadError) -> Bool {
+    package mutating func nextElement() throws(JSONReadError) -> Bool {
         switch peek() {
         case UInt8(ascii: ","):
             offset += 1
@@ -154,7 +154,7 @@ public struct JSONReader {
     }
 
     /// Reads a member's key and the `:` after it.
-    public mutating func readKey() throws(JSONReadError) -> JSONStringToken {
+    package mutating func readKey() throws(JSONReadError) -> JSONStringToken {
         guard peek() == UInt8(ascii: "\"") else {
             throw syntaxError(offset < bytes.count ? "expected a quoted key" : "unexpected end of input in object")
         }
@@ -167,14 +167,14 @@ public struct JSONReader {
     // MARK: Values
 
     /// Reads a string value.
-    public mutating func readString() throws(JSONReadError) -> String {
+    package mutating func readString() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw mismatch() }
         return string(of: try scanString())
     }
 
     /// Reads an integer: a JSON number without fraction or exponent that fits in `Int`. Other
     /// numbers (`12.5`, `1e3`, `99999999999999999999`) are refused, never rounded.
-    public mutating func readInt() throws(JSONReadError) -> Int {
+    package mutating func readInt() throws(JSONReadError) -> Int {
         guard let first = peek(), first == UInt8(ascii: "-") || Self.isDigit(first) else { throw mismatch() }
         let start = offset
         var i = offset
@@ -210,7 +210,7 @@ public struct JSONReader {
 
     /// Reads any JSON number as the nearest `Double`, and whether it was written as an integer
     /// (no fraction, no exponent). For values where `12.5` or `1e3` are as good as `12` or `1000`.
-    public mutating func readNumber() throws(JSONReadError) -> (value: Double, isInteger: Bool) {
+    package mutating func readNumber() throws(JSONReadError) -> (value: Double, isInteger: Bool) {
         guard let first = peek(), first == UInt8(ascii: "-") || Self.isDigit(first) else { throw mismatch() }
         let start = offset
         try skipNumber()
@@ -222,7 +222,7 @@ public struct JSONReader {
     }
 
     /// Reads `true` or `false`.
-    public mutating func readBool() throws(JSONReadError) -> Bool {
+    package mutating func readBool() throws(JSONReadError) -> Bool {
         switch peek() {
         case UInt8(ascii: "t") where hasLiteral("true"):
             offset += 4
@@ -238,14 +238,14 @@ public struct JSONReader {
     }
 
     /// Reads `null` if it is the next value and returns true; otherwise reads nothing.
-    public mutating func readNull() -> Bool {
+    package mutating func readNull() -> Bool {
         guard peek() == UInt8(ascii: "n"), hasLiteral("null") else { return false }
         offset += 4
         return true
     }
 
     /// Validates and skips any value, however nested (up to ``maxDepth``).
-    public mutating func skipValue() throws(JSONReadError) {
+    package mutating func skipValue() throws(JSONReadError) {
         guard let byte = peek() else { throw syntaxError("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "\""):

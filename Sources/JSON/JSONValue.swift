@@ -4,7 +4,7 @@
 /// open shape and for checking the reader against other parsers (the tests and the fuzz target).
 /// Stricter than RFC 8259 asks in one more way: an object naming a member twice is refused (readers
 /// disagree about which value wins).
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in `Int`.
@@ -16,7 +16,7 @@ public enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
 
     /// Reads `bytes` as one document, whitespace around it allowed.
-    public static func parse(_ bytes: [UInt8]) throws(JSONReadError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONReadError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONReadError) -> JSONValue in
             var reader = JSONReader(buffer)
             let value = try read(&reader)
@@ -27,7 +27,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Reads the value at the reader's position (nesting is bounded by ``JSONReader/maxDepth``, so
     /// the recursion is too).
-    public static func read(_ reader: inout JSONReader) throws(JSONReadError) -> JSONValue {
+    package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> JSONValue {
         guard let byte = reader.peek() else { throw reader.syntaxError("unexpected end of input") }
         switch byte {
         case UInt8(ascii: "{"):

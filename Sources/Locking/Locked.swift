@@ -11,12 +11,12 @@ import Glibc
 /// Normally it *is* a `Mutex`. ThreadSanitizer on Linux does not see `Mutex`'s futex and reports
 /// false races on everything it guards, so a build with `-D TSAN_LOCKS` (set by
 /// `make test-tsan`) swaps in a pthread mutex, which TSan understands. Nothing else changes.
-public struct Locked<Value: ~Copyable>: ~Copyable {
+package struct Locked<Value: ~Copyable>: ~Copyable {
     #if TSAN_LOCKS
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let storage: UnsafeMutablePointer<Value>
 
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         storage = .allocate(capacity: 1)
@@ -30,7 +30,7 @@ public struct Locked<Value: ~Copyable>: ~Copyable {
         mutex.deallocate()
     }
 
-    public borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
@@ -41,12 +41,12 @@ public struct Locked<Value: ~Copyable>: ~Copyable {
     @usableFromInline let mutex: Mutex<Value>
 
     @inlinable
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = Mutex(initialValue)
     }
 
     @inlinable
-    public borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock(body)

@@ -9,9 +9,9 @@ import Timekeeping
 /// time, which makes the `+Inf` bucket equal `_count` in every scrape even while observations
 /// race with it. (The sum is read after the buckets and may include an observation the buckets
 /// do not yet show; Prometheus clients accept that skew.)
-public final class Histogram: Sendable {
+package final class Histogram: Sendable {
     /// The finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
-    public let upperBounds: [Double]
+    package let upperBounds: [Double]
 
     /// One count per bound plus a final overflow count for `+Inf`; non-cumulative.
     private let bucketCounts: [BucketCount]
@@ -23,18 +23,18 @@ public final class Histogram: Sendable {
     }
 
     /// Records `value`. NaN lands in the `+Inf` bucket only, and makes the sum NaN.
-    public func observe(_ value: Double) {
+    package func observe(_ value: Double) {
         bucketCounts[bucketIndex(for: value)].add()
         sum.add(value)
     }
 
     /// Records a duration in seconds, the unit Prometheus expects for time.
-    public func observe(_ duration: Duration) {
+    package func observe(_ duration: Duration) {
         observe(duration.fractionalSeconds)
     }
 
     /// A consistent-enough copy of the counts, for tests and diagnostics.
-    public func snapshot() -> HistogramSnapshot {
+    package func snapshot() -> HistogramSnapshot {
         var cumulative = 0
         var buckets: [HistogramSnapshot.Bucket] = []
         buckets.reserveCapacity(bucketCounts.count)

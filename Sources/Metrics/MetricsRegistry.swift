@@ -14,12 +14,12 @@ import Synchronization
 /// components may look their metrics up rather than pass them around. The same name with
 /// other labels is another series of the same family. Invalid names, a counter not ending in
 /// `_total`, and one name used with two types are programming errors and stop the process.
-public final class MetricsRegistry: Sendable {
+package final class MetricsRegistry: Sendable {
     /// The `Content-Type` of ``render()``'s output.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// Prepended to every metric name, e.g. `product_details_`.
-    public let prefix: String
+    package let prefix: String
 
     private let state = Locked(RegistryState())
 
@@ -27,12 +27,12 @@ public final class MetricsRegistry: Sendable {
     private let lastExpositionByteCount = Atomic<Int>(0)
 
     /// - Parameter prefix: prepended to every name; the whole name must still be valid.
-    public init(prefix: String = "") {
+    package init(prefix: String = "") {
         self.prefix = prefix
     }
 
     /// The counter `prefix + name` with `labels`; `name` must end in `_total`.
-    public func counter(_ name: String, help: String, labels: [(String, String)] = []) -> Counter {
+    package func counter(_ name: String, help: String, labels: [(String, String)] = []) -> Counter {
         let fullName = validatedName(name)
         precondition(fullName.hasSuffix("_total"), "counter \(fullName) must end in _total")
         let labelSet = LabelSet(labels)
@@ -48,7 +48,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The gauge `prefix + name` with `labels`.
-    public func gauge(_ name: String, help: String, labels: [(String, String)] = []) -> Gauge {
+    package func gauge(_ name: String, help: String, labels: [(String, String)] = []) -> Gauge {
         let fullName = validatedName(name)
         let labelSet = LabelSet(labels)
         let series = state.withLock { state in
@@ -64,7 +64,7 @@ public final class MetricsRegistry: Sendable {
 
     /// A counter whose value `read` returns at scrape time, for a monotonic count another
     /// component already keeps with its own atomics. `read` must never decrease.
-    public func counter(
+    package func counter(
         _ name: String, help: String, labels: [(String, String)] = [],
         read: @escaping @Sendable () -> Int
     ) {
@@ -73,7 +73,7 @@ public final class MetricsRegistry: Sendable {
 
     /// A counter of an amount that need not be whole (CPU seconds), read at scrape time. `read`
     /// must never decrease.
-    public func counter(
+    package func counter(
         _ name: String, help: String, labels: [(String, String)] = [],
         readAmount read: @escaping @Sendable () -> Double
     ) {
@@ -102,7 +102,7 @@ public final class MetricsRegistry: Sendable {
     /// `read` runs on the scraping task, outside the registry's lock; it must be quick and
     /// must not block. Registering the same name and labels again replaces the closure, so a
     /// component rebuilt in the same process reports its live state, not a dead one's.
-    public func gauge(
+    package func gauge(
         _ name: String, help: String, labels: [(String, String)] = [],
         read: @escaping @Sendable () -> Double
     ) {
@@ -123,7 +123,7 @@ public final class MetricsRegistry: Sendable {
     ///
     /// - Parameter buckets: finite, strictly increasing upper bounds, the same for every series
     ///   of the family; a trailing `+Inf` is accepted and implied anyway.
-    public func histogram(
+    package func histogram(
         _ name: String, help: String, labels: [(String, String)] = [], buckets: [Double]
     ) -> Histogram {
         let fullName = validatedName(name)
@@ -148,7 +148,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The exposition of every metric, families in registration order.
-    public func render() -> [UInt8] {
+    package func render() -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(lastExpositionByteCount.load(ordering: .relaxed) + 256)
         render(into: &buffer)
@@ -157,7 +157,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Appends the exposition to `buffer`, for a server that assembles its response in place.
-    public func render(into buffer: inout [UInt8]) {
+    package func render(into buffer: inout [UInt8]) {
         let families = state.withLock { $0.families }
         for family in families {
             family.appendExposition(to: &buffer)

@@ -1,5 +1,5 @@
 /// What ``ResponseCache/lookup(_:)`` found for a key.
-public enum CacheLookup<Value: Sendable>: Sendable {
+package enum CacheLookup<Value: Sendable>: Sendable {
     /// Within its TTL; `remaining` is how much longer it stays fresh.
     case fresh(Value, remaining: Duration)
     /// Past its TTL but still inside a stale window. `age` is how long it has been stale;

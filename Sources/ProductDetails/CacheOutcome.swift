@@ -1,21 +1,21 @@
 /// How the cache took part in an answer: what `Cache-Status` (RFC 9211) is rendered from.
-public struct CacheOutcome: Sendable, Equatable {
-    public var result: CacheResult
+package struct CacheOutcome: Sendable, Equatable {
+    package var result: CacheResult
     /// This request joined a load another request started.
-    public var collapsed: Bool
+    package var collapsed: Bool
     /// Freshness left: positive for a hit or a stored miss, zero or negative when served stale,
     /// `nil` when the answer was not cached.
-    public var ttlRemaining: Duration?
+    package var ttlRemaining: Duration?
     /// `"error"` (stale-if-error), `"breaker-open"` (stale-if-error without asking: the products
     /// breaker is open) or `"revalidating"` (stale-while-revalidate) when served stale.
-    public var servedStaleBecause: String?
+    package var servedStaleBecause: String?
     /// The shared cache's part, in fleet mode when this replica's cache did not answer alone.
-    public var shared: SharedCacheStatus?
+    package var shared: SharedCacheStatus?
     /// Set when the page was answered without waiting for an optional part: its grace ended, or
     /// its upstream's breaker is open (`Cache-Status`'s `detail`).
-    public var withoutWaiting: OmissionReason?
+    package var withoutWaiting: OmissionReason?
 
-    public init(
+    package init(
         result: CacheResult, collapsed: Bool = false, ttlRemaining: Duration? = nil,
         servedStaleBecause: String? = nil, shared: SharedCacheStatus? = nil, withoutWaiting: OmissionReason? = nil
     ) {

@@ -2,16 +2,16 @@
 ///
 /// Encoded once per load and served many times, so a hit costs a lookup and a write, not a
 /// serialisation. A product 404 is a document too (`application/problem+json`), cached briefly.
-public struct CachedDocument: Sendable, Equatable {
+package struct CachedDocument: Sendable, Equatable {
     /// 200 (detail JSON) or 404 (problem+json).
-    public let status: Int
-    public let body: [UInt8]
+    package let status: Int
+    package let body: [UInt8]
     /// Strong and quoted: `"\"<16 hex digits of XXH64 of body>\""`.
-    public let etag: String
+    package let etag: String
     /// Parts left out because their upstream failed; such a document is cached only briefly.
-    public let missing: [DetailPart]
+    package let missing: [DetailPart]
 
-    public init(status: Int, body: [UInt8], missing: [DetailPart] = []) {
+    package init(status: Int, body: [UInt8], missing: [DetailPart] = []) {
         self.status = status
         self.body = body
         self.etag = EntityTag.strong(for: body)

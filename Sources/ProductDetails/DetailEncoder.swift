@@ -5,12 +5,12 @@ import JSON
 /// Hand-written rather than `JSONEncoder` for two reasons: the field order is part of the
 /// contract and must be stable byte for byte (so ETags are stable), and the document is encoded
 /// once per load, then served from cache many times, so it pays to produce exact bytes directly.
-public enum DetailEncoder {
+package enum DetailEncoder {
     /// `{"product":{…},"reviews":[…],"suggested":[…],"missing":[…]}`, `"missing"` only when non-empty.
     ///
     /// Punctuation and keys between two values go out as one literal each: a document is mostly
     /// short tokens, and every append costs a capacity check.
-    public static func encode(_ detail: ProductDetail) -> [UInt8] {
+    package static func encode(_ detail: ProductDetail) -> [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 256 + 96 * (detail.reviews.count + detail.suggested.count))
         writer.raw(#"{"product":"#)
         write(detail.product, into: &writer)

@@ -1,6 +1,6 @@
 /// What the one synchronous cache look-up for a detail page gave
 /// (``ProductDetailsService/lookUpDetail(id:noCache:)``).
-public enum DetailLookup: Sendable {
+package enum DetailLookup: Sendable {
     /// Fresh in the cache: the answer, at once, with nothing to wait for.
     case answered(DetailAnswer)
     /// Anything else: ``ProductDetailsService/detail(after:requestID:trace:executor:)`` finishes

@@ -3,9 +3,9 @@
 /// The tag is the body's XXH64: cheap and stable across processes and runs (unlike `Hasher`,
 /// which is seeded per process), so every replica gives the same document the same tag and
 /// `If-None-Match` works behind a load balancer.
-public enum EntityTag {
+package enum EntityTag {
     /// `"` + 16 lowercase hex digits + `"`, written into one allocation.
-    public static func strong(for body: [UInt8]) -> String {
+    package static func strong(for body: [UInt8]) -> String {
         let hash = body.withUnsafeBytes(XXHash64.hash)
         return String(unsafeUninitializedCapacity: 18) { buffer in
             buffer[0] = UInt8(ascii: "\"")

@@ -13,7 +13,7 @@ import Synchronization
 ///   failure is never remembered.
 /// - ``detach(_:)`` stops later callers from joining a running load (its current waiters still
 ///   get its answer); invalidation uses it so that nobody who arrives later sees the old data.
-public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
+package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     private struct Load {
         let key: Key
         let task: Task<Void, Never>
@@ -24,7 +24,7 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     /// The most loads that may run at once.
-    public nonisolated let maxLoads: Int
+    package nonisolated let maxLoads: Int
     private let events: any ServiceEvents
     /// Every running load by id, including detached ones.
     private var loads: [UInt64: Load] = [:]
@@ -34,13 +34,13 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// Mirrors `loads.count` so that metrics can read it without an actor hop.
     private nonisolated let runningCount = Atomic<Int>(0)
 
-    public init(maxLoads: Int = .max, events: any ServiceEvents = NoEvents()) {
+    package init(maxLoads: Int = .max, events: any ServiceEvents = NoEvents()) {
         self.maxLoads = maxLoads
         self.events = events
     }
 
     /// How many loads are running (readable from any thread without an actor hop).
-    public nonisolated var count: Int {
+    package nonisolated var count: Int {
         runningCount.load(ordering: .relaxed)
     }
 
@@ -53,7 +53,7 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// - Returns: the value, and `collapsed: true` when this caller joined another's load.
     /// - Throws: the load's error; `CancellationError` at once if this caller's task is cancelled;
     ///   ``InFlightLoadsOverloaded`` when a new load would pass ``maxLoads``.
-    public func value(
+    package func value(
         for key: Key,
         joinable: Bool = true,
         executor: (any TaskExecutor)? = nil,
@@ -65,7 +65,7 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// ``value(for:joinable:executor:load:)`` for a load that may answer before it ends: once it
     /// calls its ``EarlyAnswer``, its waiters have that value and it is forgotten (nobody joins
     /// it, nobody leaving cancels it), while its task goes on to finish what it started.
-    public func value(
+    package func value(
         for key: Key,
         joinable: Bool = true,
         executor: (any TaskExecutor)? = nil,
@@ -102,7 +102,7 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// Callers arriving later join it like any other load; it is not cancelled when they leave.
     /// - Returns: whether a load was started.
     @discardableResult
-    public func startBackgroundLoad(
+    package func startBackgroundLoad(
         for key: Key,
         executor: (any TaskExecutor)? = nil,
         load: @escaping @Sendable (EarlyAnswer) async throws -> Value
@@ -113,7 +113,7 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
 
     /// ``startBackgroundLoad(for:executor:load:)`` for a load that cannot answer early.
     @discardableResult
-    public func startBackgroundLoad(
+    package func startBackgroundLoad(
         for key: Key,
         executor: (any TaskExecutor)? = nil,
         load: @escaping @Sendable () async throws -> Value
@@ -122,17 +122,17 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     /// Later callers for `key` start a new load instead of joining the running one.
-    public func detach(_ key: Key) {
+    package func detach(_ key: Key) {
         joinableLoads[key] = nil
     }
 
     /// Later callers for every key start new loads instead of joining running ones.
-    public func detachAll() {
+    package func detachAll() {
         joinableLoads.removeAll()
     }
 
     /// Whether a load new callers may join is running for `key` (for tests).
-    public func isJoinable(_ key: Key) -> Bool {
+    package func isJoinable(_ key: Key) -> Bool {
         joinableLoads[key] != nil
     }
 
@@ -163,10 +163,10 @@ public actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     /// Answers a load's waiters before it ends (``value(for:joinable:executor:load:)``).
-    public struct EarlyAnswer: Sendable {
+    package struct EarlyAnswer: Sendable {
         let deliver: @Sendable (Value) async -> Void
 
-        public func callAsFunction(_ value: Value) async {
+        package func callAsFunction(_ value: Value) async {
             await deliver(value)
         }
     }

@@ -1,5 +1,5 @@
 /// Why a page was answered without one of its optional parts; also a metrics label.
-public enum OmissionReason: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum OmissionReason: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Its upstream's breaker is open: it was not asked.
     case breaker
     /// It had not arrived when the grace after the product's arrival ended; the load went on,

@@ -1,6 +1,6 @@
 /// A detail request whose cache look-up found nothing fresh: the id and what the look-up gave,
 /// carried from the synchronous look-up to the work that waits.
-public struct PendingDetail: Sendable {
+package struct PendingDetail: Sendable {
     let id: String
     /// Nil when the id is invalid or the client asked for no cache (no look-up was made).
     let cached: CacheLookup<CachedDocument>?

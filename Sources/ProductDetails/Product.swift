@@ -3,13 +3,13 @@
 /// Money is an integer count of the currency's ISO 4217 minor unit (`priceInCents`, named before
 /// currencies without cents were considered: whole yen for JPY): binary floating point cannot hold
 /// 0.10 exactly, and a price page must never show 9.989999.
-public struct Product: Sendable, Equatable, Hashable, Codable {
-    public var id: String
-    public var name: String
-    public var priceInCents: Int
-    public var currency: String
+package struct Product: Sendable, Equatable, Hashable, Codable {
+    package var id: String
+    package var name: String
+    package var priceInCents: Int
+    package var currency: String
 
-    public init(id: String, name: String, priceInCents: Int, currency: String) {
+    package init(id: String, name: String, priceInCents: Int, currency: String) {
         self.id = id
         self.name = name
         self.priceInCents = priceInCents

@@ -5,18 +5,18 @@ import Timekeeping
 ///
 /// A struct with static factories rather than an enum, so that adding a kind never breaks a
 /// caller's `switch`; every value knows its status, title and body.
-public struct ProductDetailsError: Error, Sendable, Equatable {
-    public let status: Int
-    public let title: String
-    public let detail: String
+package struct ProductDetailsError: Error, Sendable, Equatable {
+    package let status: Int
+    package let title: String
+    package let detail: String
     /// For 503: how long the client should wait before asking again.
-    public let retryAfter: Duration?
+    package let retryAfter: Duration?
     /// For an upstream's failure: which upstream, and why in an operator's words (for the log
     /// line of the answer; never in the body).
-    public let upstream: Upstream?
-    public let cause: String?
+    package let upstream: Upstream?
+    package let cause: String?
 
-    public init(
+    package init(
         status: Int, title: String, detail: String, retryAfter: Duration? = nil, upstream: Upstream? = nil, cause: String? = nil
     ) {
         self.status = status
@@ -33,32 +33,32 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     }
 
     /// 400: the id is not `[A-Za-z0-9_-]{1,64}`.
-    public static let invalidID = ProductDetailsError(
+    package static let invalidID = ProductDetailsError(
         status: 400, title: "Bad Request", detail: "A product id is 1 to 64 characters of A-Z, a-z, 0-9, '_' or '-'."
     )
 
     /// 400 for one id of a batch, naming it.
-    public static func invalidID(named id: String) -> ProductDetailsError {
+    package static func invalidID(named id: String) -> ProductDetailsError {
         ProductDetailsError(status: 400, title: "Bad Request", detail: "\"\(id)\" is not a product id: \(invalidID.detail)")
     }
 
     /// 400: a batch asked for more ids than allowed.
-    public static func batchTooLarge(count: Int, limit: Int) -> ProductDetailsError {
+    package static func batchTooLarge(count: Int, limit: Int) -> ProductDetailsError {
         ProductDetailsError(status: 400, title: "Bad Request", detail: "A batch may ask for at most \(limit) ids; this one asked for \(count).")
     }
 
     /// 404: the products upstream does not know the product.
-    public static func notFound(id: String) -> ProductDetailsError {
+    package static func notFound(id: String) -> ProductDetailsError {
         ProductDetailsError(status: 404, title: "Not Found", detail: "No product has the id \(id).")
     }
 
     /// 502: an upstream answered badly (bad status, malformed body, refused connection) after retries.
-    public static func badGateway(_ detail: String) -> ProductDetailsError {
+    package static func badGateway(_ detail: String) -> ProductDetailsError {
         ProductDetailsError(status: 502, title: "Bad Gateway", detail: detail)
     }
 
     /// 504: an upstream did not answer in time.
-    public static func gatewayTimeout(_ detail: String) -> ProductDetailsError {
+    package static func gatewayTimeout(_ detail: String) -> ProductDetailsError {
         ProductDetailsError(status: 504, title: "Gateway Timeout", detail: detail)
     }
 
@@ -70,7 +70,7 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     )
 
     /// 503: too many loads running; shed this one quickly instead of collapsing.
-    public static func overloaded(retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
+    package static func overloaded(retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
         ProductDetailsError(
             status: 503, title: "Service Unavailable", detail: "Too many product loads are running; try again shortly.",
             retryAfter: retryAfter, cause: "MAX_INFLIGHT_LOADS reached"
@@ -79,7 +79,7 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
 
     /// 503: the upstream's circuit breaker is open, so the required call was not made; a client
     /// may ask again once it could close (`retryAfter`, the breaker's remaining open time).
-    public static func upstreamUnavailable(_ upstream: Upstream, retryAfter: Duration) -> ProductDetailsError {
+    package static func upstreamUnavailable(_ upstream: Upstream, retryAfter: Duration) -> ProductDetailsError {
         ProductDetailsError(
             status: 503, title: "Service Unavailable",
             detail: "The \(upstream.rawValue) upstream is failing and is not being asked for now; try again later.",
@@ -88,13 +88,13 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     }
 
     /// Whether this is ``upstreamUnavailable(_:retryAfter:)``: the call was never made.
-    public var isBreakerRefusal: Bool {
+    package var isBreakerRefusal: Bool {
         status == 503 && upstream != nil && cause == UpstreamFailure.circuitOpen.cause
     }
 
     /// `Retry-After` in whole seconds: ``retryAfter`` rounded up, at least 1 (a client told 0
     /// would ask again at once, into the same refusal).
-    public var retryAfterSeconds: Int? {
+    package var retryAfterSeconds: Int? {
         guard let retryAfter else { return nil }
         return Int(max(1, retryAfter.roundedUpSeconds))
     }
@@ -102,9 +102,9 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     /// The request's task was cancelled (its client went away). Typed throws cannot carry
     /// `CancellationError`, so cancellation travels as this value: 499 (nginx's "client closed
     /// request"). It is never a client-visible error: check ``isCancellation`` and write nothing.
-    public static let cancelled = ProductDetailsError(status: 499, title: "Client Closed Request", detail: "The request was cancelled.")
+    package static let cancelled = ProductDetailsError(status: 499, title: "Client Closed Request", detail: "The request was cancelled.")
 
-    public var isCancellation: Bool { self == .cancelled }
+    package var isCancellation: Bool { self == .cancelled }
 
     /// Maps the failure of the required products call.
     static func upstream(_ failure: UpstreamFailure, from upstream: Upstream) -> ProductDetailsError {
@@ -135,7 +135,7 @@ public struct ProductDetailsError: Error, Sendable, Equatable {
     }
 
     /// The `application/problem+json` body: `{"type","title","status","detail"}`.
-    public var problemJSON: [UInt8] {
+    package var problemJSON: [UInt8] {
         var writer = JSONBytesWriter(reservingCapacity: 128 + detail.utf8.count)
         writer.raw("{")
         writer.key("type")

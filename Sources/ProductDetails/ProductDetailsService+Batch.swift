@@ -6,7 +6,7 @@ extension ProductDetailsService {
     /// whole wave), on the caller's executor, sharing the cache and the in-flight table.
     /// - Throws: 400 when more than `settings.maxBatch` ids are asked for;
     ///   ``ProductDetailsError/cancelled`` when the batch's task is cancelled.
-    public func details(
+    package func details(
         ids: [String],
         requestID: String = "",
         trace: TraceContext? = nil,

@@ -12,8 +12,8 @@ import Timekeeping
 ///    encodes them once, and stores the bytes with the load token taken before it began, so a
 ///    load that an invalidation overtook answers its waiters but is never stored.
 /// 4. If the load fails and a stale document may stand in (stale-if-error), serve that instead.
-public final class ProductDetailsService: Sendable {
-    public let settings: ServiceSettings
+package final class ProductDetailsService: Sendable {
+    package let settings: ServiceSettings
     let products: any ProductSource
     let reviews: any ReviewSource
     let suggestions: any SuggestionSource
@@ -25,12 +25,12 @@ public final class ProductDetailsService: Sendable {
     let reviewRetrier: Retrier
     let suggestionRetrier: Retrier
     /// The cache the fleet shares; `nil` on a single node.
-    public let shared: SharedCache?
+    package let shared: SharedCache?
 
     /// - Parameters:
     ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
     ///   - random: the jitter source for retry backoff (inject a fixed one in tests).
-    public init(
+    package init(
         products: any ProductSource,
         reviews: any ReviewSource,
         suggestions: any SuggestionSource,
@@ -67,7 +67,7 @@ public final class ProductDetailsService: Sendable {
     }
 
     /// Whether `id` is `[A-Za-z0-9_-]{1,64}`.
-    public static func isValidID(_ id: String) -> Bool {
+    package static func isValidID(_ id: String) -> Bool {
         let bytes = id.utf8
         guard (1...64).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
@@ -91,7 +91,7 @@ public final class ProductDetailsService: Sendable {
     ///   - executor: where a load this request starts runs (the caller's event loop).
     /// - Throws: 400, 502, 503, 504 as ``ProductDetailsError``; ``ProductDetailsError/cancelled``
     ///   when this request's task is cancelled.
-    public func detail(
+    package func detail(
         id: String,
         noCache: Bool = false,
         requestID: String = "",
@@ -109,7 +109,7 @@ public final class ProductDetailsService: Sendable {
     /// The one cache look-up of a detail request, synchronous: a fresh answer at once, or what
     /// ``detail(after:requestID:trace:executor:)`` needs to finish without a second look-up.
     /// An invalid id is not looked up (the pending detail throws `invalidID`).
-    public func lookUpDetail(id: String, noCache: Bool = false) -> DetailLookup {
+    package func lookUpDetail(id: String, noCache: Bool = false) -> DetailLookup {
         guard Self.isValidID(id), !noCache else { return .pending(PendingDetail(id: id, cached: nil, noCache: noCache)) }
         let cached = cache.lookup(id)
         if case .fresh(let document, let remaining) = cached { return .answered(hit(document, remaining: remaining)) }
@@ -119,7 +119,7 @@ public final class ProductDetailsService: Sendable {
     /// Finishes a detail request whose look-up found nothing fresh: serves a document stale
     /// within stale-while-revalidate (starting its one refresh), or joins or starts the load.
     /// - Throws: as ``detail(id:noCache:requestID:trace:executor:)``.
-    public func detail(
+    package func detail(
         after pending: PendingDetail,
         requestID: String = "",
         trace: TraceContext? = nil,
@@ -156,7 +156,7 @@ public final class ProductDetailsService: Sendable {
 
     /// Caps how long a locally cached page counts as fresh (`nil` lifts it): in fleet mode, while
     /// invalidations sent by other replicas may be missed.
-    public func capLocalFreshness(to cap: Duration?) {
+    package func capLocalFreshness(to cap: Duration?) {
         cache.capFreshness(to: cap)
     }
 
@@ -180,7 +180,7 @@ public final class ProductDetailsService: Sendable {
     }
 
     /// The circuit breaker of `upstream`'s calls.
-    public func breaker(for upstream: Upstream) -> UpstreamBreaker {
+    package func breaker(for upstream: Upstream) -> UpstreamBreaker {
         let retrier = switch upstream {
         case .products: productRetrier
         case .reviews: reviewRetrier
@@ -190,10 +190,10 @@ public final class ProductDetailsService: Sendable {
         return retrier.breaker!
     }
 
-    public var cacheEntryCount: Int { cache.count }
-    public var cacheBytes: Int { cache.totalBytes }
+    package var cacheEntryCount: Int { cache.count }
+    package var cacheBytes: Int { cache.totalBytes }
     /// Loads running now (no actor hop: read from an atomic).
-    public var inFlightCount: Int { inFlight.count }
+    package var inFlightCount: Int { inFlight.count }
 
     /// - Parameter readsShared: `false` for a client's `no-cache`: a load this request starts goes
     ///   to the upstreams without reading the shared cache (joining a running load stays allowed).

@@ -17,14 +17,14 @@ import Timekeeping
 /// - Invalidation bumps a generation (``InvalidationLog``): a load takes a ``LoadToken`` before it
 ///   starts, and its ``store(_:for:cost:ttl:staleIfError:staleWhileRevalidate:token:)`` is refused
 ///   if the key or everything was invalidated meanwhile, so a forgotten answer never comes back.
-public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var entries = LRUEntries<Key, Value>()
         var invalidations: InvalidationLog<Key>
     }
 
-    public let maxEntries: Int
-    public let maxBytes: Int
+    package let maxEntries: Int
+    package let maxBytes: Int
     private let state: Locked<State>
     private let time: any TimeSource
     private let events: any ServiceEvents
@@ -34,7 +34,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// - Parameter invalidationMemory: how many recent per-key invalidations are remembered exactly;
     ///   loads older than the oldest remembered one are refused (see ``InvalidationLog``).
-    public init(
+    package init(
         maxEntries: Int,
         maxBytes: Int,
         time: any TimeSource,
@@ -48,16 +48,16 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         self.state = Locked(State(invalidations: InvalidationLog(capacity: invalidationMemory)))
     }
 
-    public var count: Int {
+    package var count: Int {
         state.withLock { $0.entries.count }
     }
 
-    public var totalBytes: Int {
+    package var totalBytes: Int {
         state.withLock { $0.entries.totalCost }
     }
 
     /// Keys from most to least recently used (O(n); for tests and diagnostics).
-    public var keysByRecency: [Key] {
+    package var keysByRecency: [Key] {
         state.withLock { $0.entries.keysByRecency }
     }
 
@@ -68,19 +68,19 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// one load refreshes it (as in stale-while-revalidate, even within its TTL), so a page
     /// invalidated elsewhere stops being served within the cap plus one load rather than at its
     /// TTL, and no client waits for the reload. It may still stand in for a failed load.
-    public func capFreshness(to cap: Duration?) {
+    package func capFreshness(to cap: Duration?) {
         let nanoseconds = cap.map(\.wholeNanoseconds)
         freshnessCapNanoseconds.store(nanoseconds ?? .max, ordering: .relaxed)
     }
 
     /// The cap set by ``capFreshness(to:)``, if any.
-    public var freshnessCap: Duration? {
+    package var freshnessCap: Duration? {
         let nanoseconds = freshnessCapNanoseconds.load(ordering: .relaxed)
         return nanoseconds == .max ? nil : .nanoseconds(nanoseconds)
     }
 
     /// Finds `key`, marking it recently used; removes it if it is past every window.
-    public func lookup(_ key: Key) -> CacheLookup<Value> {
+    package func lookup(_ key: Key) -> CacheLookup<Value> {
         let now = time.now
         let cap = freshnessCap
         let (result, expired) = state.withLock { state -> (CacheLookup<Value>, Bool) in
@@ -110,7 +110,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// The generation snapshot a load must take before it starts, and hand back to `store`.
-    public func loadToken(for key: Key) -> LoadToken {
+    package func loadToken(for key: Key) -> LoadToken {
         state.withLock { $0.invalidations.token() }
     }
 
@@ -122,7 +122,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// - Returns: `false` when refused: `key` or everything was invalidated after `token` was
     ///   taken, or `cost` alone exceeds `maxBytes`.
     @discardableResult
-    public func store(
+    package func store(
         _ value: Value,
         for key: Key,
         cost: Int,
@@ -158,7 +158,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// Forgets `key` and refuses stores from loads that started before now.
-    public func invalidate(_ key: Key) {
+    package func invalidate(_ key: Key) {
         state.withLock { state in
             state.invalidations.invalidate(key)
             state.entries.remove(key)
@@ -166,7 +166,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// Forgets everything and refuses stores from every load that started before now.
-    public func invalidateAll() {
+    package func invalidateAll() {
         state.withLock { state in
             state.invalidations.invalidateAll()
             state.entries.removeAll()
@@ -174,7 +174,7 @@ public final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// How many per-key invalidations are remembered (bounded by `invalidationMemory`).
-    public var rememberedInvalidations: Int {
+    package var rememberedInvalidations: Int {
         state.withLock { $0.invalidations.rememberedKeyCount }
     }
 }

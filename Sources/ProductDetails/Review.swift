@@ -1,10 +1,10 @@
 /// One customer review of a product, as the reviews upstream describes it.
-public struct Review: Sendable, Equatable, Hashable, Codable {
-    public var id: String
-    public var rating: Int
-    public var text: String
+package struct Review: Sendable, Equatable, Hashable, Codable {
+    package var id: String
+    package var rating: Int
+    package var text: String
 
-    public init(id: String, rating: Int, text: String) {
+    package init(id: String, rating: Int, text: String) {
         self.id = id
         self.rating = rating
         self.text = text

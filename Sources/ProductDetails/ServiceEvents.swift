@@ -1,5 +1,5 @@
 /// How a request was answered with respect to the cache; also a metrics label.
-public enum CacheResult: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum CacheResult: String, Sendable, Equatable, Hashable, CaseIterable {
     case hit
     case miss
     case stale
@@ -10,7 +10,7 @@ public enum CacheResult: String, Sendable, Equatable, Hashable, CaseIterable {
 /// Every method has an empty default, so a backend implements only what it counts. Calls happen
 /// on request paths and sometimes inside an actor, never while a lock is held: implementations
 /// must be cheap and non-blocking (atomics, not locks held across I/O).
-public protocol ServiceEvents: Sendable {
+package protocol ServiceEvents: Sendable {
     /// One upstream attempt ended: with `failure`, or (nil) a success.
     func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration)
     /// A retry is about to be made; `reason` is the failed attempt's ``UpstreamFailure/label``.
@@ -50,27 +50,27 @@ public protocol ServiceEvents: Sendable {
 }
 
 extension ServiceEvents {
-    public func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {}
-    public func retry(_ upstream: Upstream, reason: String) {}
-    public func retryBudgetExhausted(_ upstream: Upstream) {}
-    public func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {}
-    public func cacheLookup(_ result: CacheResult) {}
-    public func coalesced() {}
-    public func loadStarted() {}
-    public func loadFinished() {}
-    public func upstreamLoadStarted() {}
-    public func loadCancelled() {}
-    public func loadRefused() {}
-    public func eviction(reason: String) {}
-    public func sharedRead(_ result: SharedReadResult) {}
-    public func lease(_ result: LeaseResult) {}
-    public func sharedBreaker(_ state: CircuitBreaker.State) {}
-    public func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {}
-    public func hedge(_ upstream: Upstream, _ result: HedgeResult) {}
-    public func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}
+    package func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {}
+    package func retry(_ upstream: Upstream, reason: String) {}
+    package func retryBudgetExhausted(_ upstream: Upstream) {}
+    package func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {}
+    package func cacheLookup(_ result: CacheResult) {}
+    package func coalesced() {}
+    package func loadStarted() {}
+    package func loadFinished() {}
+    package func upstreamLoadStarted() {}
+    package func loadCancelled() {}
+    package func loadRefused() {}
+    package func eviction(reason: String) {}
+    package func sharedRead(_ result: SharedReadResult) {}
+    package func lease(_ result: LeaseResult) {}
+    package func sharedBreaker(_ state: CircuitBreaker.State) {}
+    package func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {}
+    package func hedge(_ upstream: Upstream, _ result: HedgeResult) {}
+    package func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}
 }
 
 /// Events that go nowhere: the default when no metrics backend is wired.
-public struct NoEvents: ServiceEvents {
-    public init() {}
+package struct NoEvents: ServiceEvents {
+    package init() {}
 }

@@ -1,37 +1,37 @@
 /// The knobs of ``ProductDetailsService``, each with the default the design calls sane.
-public struct ServiceSettings: Sendable, Equatable {
+package struct ServiceSettings: Sendable, Equatable {
     /// How long a complete document stays fresh; `.zero` disables caching (loads still coalesce).
-    public var ttl: Duration
+    package var ttl: Duration
     /// How long a product 404 is remembered: short, so a product created later shows up soon.
-    public var notFoundTTL: Duration
+    package var notFoundTTL: Duration
     /// How long past its TTL a document may stand in for a failed load.
-    public var staleIfError: Duration
+    package var staleIfError: Duration
     /// How long past its TTL a document may be served while one background refresh runs.
-    public var staleWhileRevalidate: Duration
+    package var staleWhileRevalidate: Duration
     /// TTL of a degraded document (one with `missing` parts), so the full page returns soon.
-    public var degradedTTL: Duration
-    public var retry: RetryPolicy
+    package var degradedTTL: Duration
+    package var retry: RetryPolicy
     /// The retry budget of each upstream (each has its own, so one outage does not starve the others).
-    public var retryBudget: RetryBudgetWindow.Limits
+    package var retryBudget: RetryBudgetWindow.Limits
     /// The overall time a load may take, across all attempts of all three upstream calls.
-    public var requestDeadline: Duration
+    package var requestDeadline: Duration
     /// How many loads of one batch run at once.
-    public var batchParallelism: Int
+    package var batchParallelism: Int
     /// The most ids one batch may ask for.
-    public var maxBatch: Int
+    package var maxBatch: Int
     /// The most loads running at once; beyond it new loads answer 503 (joining is still allowed).
-    public var maxInFlightLoads: Int
-    public var cacheMaxEntries: Int
-    public var cacheMaxBytes: Int
+    package var maxInFlightLoads: Int
+    package var cacheMaxEntries: Int
+    package var cacheMaxBytes: Int
     /// Each upstream's circuit breaker (docs/architecture.md, "Gray failure").
-    public var upstreamBreaker: CircuitBreaker.Policy
+    package var upstreamBreaker: CircuitBreaker.Policy
     /// Once the product has arrived, how much longer a load waits for reviews and suggestions
     /// before it answers without them (and completes the cached page when they come).
-    public var optionalPartGrace: Duration
+    package var optionalPartGrace: Duration
     /// Hedging of the product call; `nil` turns it off.
-    public var hedging: HedgePolicy?
+    package var hedging: HedgePolicy?
 
-    public init(
+    package init(
         ttl: Duration = .seconds(60),
         notFoundTTL: Duration = .seconds(5),
         staleIfError: Duration = .seconds(300),
@@ -70,6 +70,6 @@ public struct ServiceSettings: Sendable, Equatable {
     /// Five failures in a row (Envoy's outlier detection), or half of at least 20 calls in 10 s
     /// (Hystrix's ratio rule, which catches an upstream failing every other call); open 5 s
     /// (Hystrix's and Polly's), so a healed upstream is back within seconds.
-    public static let defaultUpstreamBreaker = CircuitBreaker.Policy(
+    package static let defaultUpstreamBreaker = CircuitBreaker.Policy(
         failureThreshold: 5, openFor: .seconds(5), failureRatio: 0.5, window: .seconds(10), minimumCalls: 20)
 }

@@ -7,18 +7,18 @@ import JSON
 /// The ids are kept as integers and written as hex only where they are sent or logged: a request
 /// without a `traceparent` starts a trace, and two strings made for it on every request were two
 /// allocations on the way to its log line.
-public struct TraceContext: Sendable, Equatable {
+package struct TraceContext: Sendable, Equatable {
     /// The trace id's 128 bits, never all zero.
-    public let traceIDHigh: UInt64
-    public let traceIDLow: UInt64
+    package let traceIDHigh: UInt64
+    package let traceIDLow: UInt64
     /// The span of the caller (incoming) or of this service's attempt (outgoing); never zero.
-    public let parentIDValue: UInt64
+    package let parentIDValue: UInt64
     /// Only the `sampled` flag is passed on: the other bits mean nothing in version `00`.
-    public let sampled: Bool
+    package let sampled: Bool
     /// The vendors' `tracestate`, passed on unchanged; nil when there was none.
-    public let traceState: String?
+    package let traceState: String?
 
-    public init(traceIDHigh: UInt64, traceIDLow: UInt64, parentID: UInt64, sampled: Bool, traceState: String? = nil) {
+    package init(traceIDHigh: UInt64, traceIDLow: UInt64, parentID: UInt64, sampled: Bool, traceState: String? = nil) {
         self.traceIDHigh = traceIDHigh
         self.traceIDLow = traceIDLow
         self.parentIDValue = parentID
@@ -27,16 +27,16 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// 32 lowercase hex digits.
-    public var traceID: String { Self.hex(traceIDHigh, traceIDLow) }
+    package var traceID: String { Self.hex(traceIDHigh, traceIDLow) }
     /// 16 lowercase hex digits.
-    public var parentID: String { Self.hex(parentIDValue) }
+    package var parentID: String { Self.hex(parentIDValue) }
 
     /// The incoming context, or nil when `traceparent` is absent or malformed (then `tracestate`
     /// is ignored too, as the specification asks).
     ///
     /// Version `00` is exactly 55 characters; a later version may be longer, with a `-` after the
     /// four fields this version knows, which are read. Version `ff` is invalid.
-    public static func parse(traceparent: String?, tracestate: String?) -> TraceContext? {
+    package static func parse(traceparent: String?, tracestate: String?) -> TraceContext? {
         guard let traceparent else { return nil }
         let bytes = Array(traceparent.utf8)
         guard bytes.count >= 55, bytes[2] == dash, bytes[35] == dash, bytes[52] == dash else { return nil }
@@ -56,18 +56,18 @@ public struct TraceContext: Sendable, Equatable {
 
     /// A new trace, for a request that came without a usable `traceparent`: not sampled, as no
     /// caller asked for it.
-    public static func start(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
+    package static func start(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
         TraceContext(traceIDHigh: random(), traceIDLow: random(), parentID: random(), sampled: false)
     }
 
     /// The context of one outgoing call: the same trace, flag and state, a new span id.
-    public func child(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
+    package func child(random: () -> UInt64 = TraceIdentifiers.next) -> TraceContext {
         TraceContext(traceIDHigh: traceIDHigh, traceIDLow: traceIDLow, parentID: random(), sampled: sampled, traceState: traceState)
     }
 
     /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`. Written into one
     /// string: it goes out with every upstream attempt.
-    public var traceparent: String {
+    package var traceparent: String {
         String(unsafeUninitializedCapacity: 55) { text in
             text[0] = UInt8(ascii: "0")
             text[1] = UInt8(ascii: "0")
@@ -84,7 +84,7 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// Writes the trace id as a JSON string (its 32 hex digits need no escaping).
-    public func writeTraceID(into json: inout JSONBytesWriter) {
+    package func writeTraceID(into json: inout JSONBytesWriter) {
         json.raw("\"")
         json.hex(traceIDHigh)
         json.hex(traceIDLow)

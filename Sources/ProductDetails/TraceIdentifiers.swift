@@ -7,12 +7,12 @@ import Synchronization
 /// hard to guess, not secret: each is a counter passed through a bijective mix (SplitMix64's
 /// finalizer) under a key drawn once from the system generator, so no two values from one process
 /// repeat, and the sequence cannot be predicted without the key.
-public enum TraceIdentifiers {
+package enum TraceIdentifiers {
     private static let key = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(0)
 
     /// The next id: never zero (the W3C format reserves all zeros for "invalid").
-    public static func next() -> UInt64 {
+    package static func next() -> UInt64 {
         while true {
             let value = mix(counter.wrappingAdd(1, ordering: .relaxed).newValue &+ key)
             if value != 0 { return value }

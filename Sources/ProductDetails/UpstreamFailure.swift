@@ -2,7 +2,7 @@
 ///
 /// Adapters over HTTP map transport errors and status codes into these cases; the domain never
 /// sees sockets. `status` carries `Retry-After` so that backoff can honour it.
-public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
+package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     /// The connection was refused, or the host could not be reached.
     case connectFailed
     /// The upstream's host name did not resolve.
@@ -21,7 +21,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     ///
     /// `notFound`, bad bodies and other statuses are answers, not accidents: asking again would
     /// only multiply traffic. A cancelled call has nobody left to answer.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .connectFailed, .hostNotFound, .connectionReset, .timedOut:
             return true
@@ -34,14 +34,14 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
 
     /// One failure of each ``label``, so metrics can show every outcome (and, of the retryable
     /// ones, every retry reason) at zero before it first happens. A new case belongs here too.
-    public static let oneOfEachLabel: [UpstreamFailure] = [
+    package static let oneOfEachLabel: [UpstreamFailure] = [
         .connectFailed, .hostNotFound, .connectionReset, .timedOut, .status(429, retryAfter: nil),
         .status(400, retryAfter: nil), .status(500, retryAfter: nil), .status(300, retryAfter: nil), .notFound,
         .malformedBody(""), .cancelled, .circuitOpen,
     ]
 
     /// A bounded label for metrics (status codes are grouped by class, except 429).
-    public var label: String {
+    package var label: String {
         switch self {
         case .connectFailed: return "connect_failed"
         case .hostNotFound: return "dns_failed"
@@ -59,7 +59,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     }
 
     /// Why, in an operator's words, for log lines.
-    public var cause: String {
+    package var cause: String {
         switch self {
         case .connectFailed: "refused"
         case .hostNotFound: "dns"
@@ -74,7 +74,7 @@ public enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     }
 
     /// Whether the upstream's host did not answer at all (as opposed to answering badly).
-    public var isUnreachable: Bool {
+    package var isUnreachable: Bool {
         switch self {
         case .connectFailed, .hostNotFound, .connectionReset, .timedOut: true
         case .status, .notFound, .malformedBody, .cancelled, .circuitOpen: false

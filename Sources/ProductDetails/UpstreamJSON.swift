@@ -17,23 +17,23 @@ import JSON
 ///   read it: with duplicates, readers disagree about which value wins (inside the value of an
 ///   ignored member, duplicates are not looked for: nothing there is used);
 /// - keys compare as decoded text, so `"\u0069d"` is `id`.
-public enum UpstreamJSON {
+package enum UpstreamJSON {
     /// Decodes `{"id","name","priceInCents","currency"}`.
-    public static func product(from body: [UInt8]) throws(UpstreamFailure) -> Product {
+    package static func product(from body: [UInt8]) throws(UpstreamFailure) -> Product {
         try read(body) { (reader: inout JSONReader) throws(JSONReadError) in
             try readProduct(&reader)
         }
     }
 
     /// Decodes `[{"id","rating","text"}]`.
-    public static func reviews(from body: [UInt8]) throws(UpstreamFailure) -> [Review] {
+    package static func reviews(from body: [UInt8]) throws(UpstreamFailure) -> [Review] {
         try read(body) { (reader: inout JSONReader) throws(JSONReadError) in
             try readArray(&reader, readReview)
         }
     }
 
     /// Decodes `[product]`.
-    public static func products(from body: [UInt8]) throws(UpstreamFailure) -> [Product] {
+    package static func products(from body: [UInt8]) throws(UpstreamFailure) -> [Product] {
         try read(body) { (reader: inout JSONReader) throws(JSONReadError) in
             try readArray(&reader, readProduct)
         }

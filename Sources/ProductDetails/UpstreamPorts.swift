@@ -1,5 +1,5 @@
 /// The three upstream services a detail page is merged from; also a metrics label.
-public enum Upstream: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum Upstream: String, Sendable, Equatable, Hashable, CaseIterable {
     case products
     case reviews
     case suggestions
@@ -9,14 +9,14 @@ public enum Upstream: String, Sendable, Equatable, Hashable, CaseIterable {
 ///
 /// The adapter enforces `timeout` (answering ``UpstreamFailure/timedOut``); the retry loop sets it
 /// to the smaller of the policy's attempt time-out and what is left of the request deadline.
-public struct UpstreamCall: Sendable, Equatable {
-    public var timeout: Duration
-    public var requestID: String
+package struct UpstreamCall: Sendable, Equatable {
+    package var timeout: Duration
+    package var requestID: String
     /// The trace the call belongs to (the request's that started the load); each attempt is sent
     /// as a span of its own (``TraceContext/child(random:)``).
-    public var trace: TraceContext?
+    package var trace: TraceContext?
 
-    public init(timeout: Duration, requestID: String, trace: TraceContext? = nil) {
+    package init(timeout: Duration, requestID: String, trace: TraceContext? = nil) {
         self.timeout = timeout
         self.requestID = requestID
         self.trace = trace
@@ -24,16 +24,16 @@ public struct UpstreamCall: Sendable, Equatable {
 }
 
 /// Port to the products upstream (`GET /products/{id}`); ``UpstreamFailure/notFound`` for a 404.
-public protocol ProductSource: Sendable {
+package protocol ProductSource: Sendable {
     func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product
 }
 
 /// Port to the reviews upstream (`GET /products/{id}/reviews`).
-public protocol ReviewSource: Sendable {
+package protocol ReviewSource: Sendable {
     func reviews(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Review]
 }
 
 /// Port to the suggestions upstream (`GET /products/{id}/suggested`).
-public protocol SuggestionSource: Sendable {
+package protocol SuggestionSource: Sendable {
     func suggestions(productID: String, call: UpstreamCall) async throws(UpstreamFailure) -> [Product]
 }

@@ -2,7 +2,7 @@
 ///
 /// Each case keeps the caller's own storage (an array is shared, not copied), so building a
 /// command copies nothing and its bytes are written once, by `RESPCommand.encode(into:)`.
-public enum RESPArgument: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+package enum RESPArgument: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     /// Any bytes, including CR, LF and NUL: bulk strings are length-prefixed.
     case bytes([UInt8])
     /// Sent as its UTF-8 encoding.
@@ -10,11 +10,11 @@ public enum RESPArgument: Sendable, Hashable, ExpressibleByStringLiteral, Expres
     /// Sent as decimal text, the form Redis expects for counts, expiries and scores.
     case integer(Int64)
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self = .string(value)
     }
 
-    public init(integerLiteral value: Int64) {
+    package init(integerLiteral value: Int64) {
         self = .integer(value)
     }
 

@@ -2,22 +2,22 @@
 ///
 /// This is the only form a client sends (the "inline" form cannot carry arbitrary bytes), so
 /// keys and values may hold anything. Pipelining is encoding several commands into one buffer.
-public struct RESPCommand: Sendable, Hashable {
+package struct RESPCommand: Sendable, Hashable {
     /// The name (first) and the arguments, in order.
-    public var arguments: [RESPArgument]
+    package var arguments: [RESPArgument]
 
     /// A command from its name and arguments: `RESPCommand("SET", "key", .bytes(page), "PX", 5000)`.
-    public init(_ name: String, _ arguments: RESPArgument...) {
+    package init(_ name: String, _ arguments: RESPArgument...) {
         self.arguments = [.string(name)] + arguments
     }
 
     /// A command whose name is `arguments[0]`.
-    public init(arguments: [RESPArgument]) {
+    package init(arguments: [RESPArgument]) {
         self.arguments = arguments
     }
 
     /// Exactly how many bytes `encode(into:)` appends, so a caller can reserve them once.
-    public var encodedCount: Int {
+    package var encodedCount: Int {
         var total = 3 + DecimalWriter.digitCount(Int64(arguments.count))
         for argument in arguments {
             let payload = argument.payloadCount
@@ -28,7 +28,7 @@ public struct RESPCommand: Sendable, Hashable {
 
     /// Appends `*<count>\r\n` then `$<length>\r\n<payload>\r\n` for each argument to `buffer`,
     /// leaving what it already holds (earlier commands of a pipeline) in place.
-    public func encode(into buffer: inout [UInt8]) {
+    package func encode(into buffer: inout [UInt8]) {
         buffer.reserveCapacity(buffer.count + encodedCount)
         appendHeader(UInt8(ascii: "*"), Int64(arguments.count), to: &buffer)
         for argument in arguments {

@@ -1,7 +1,7 @@
 extension RESPReplyParser {
     /// Parses from `bytes[start...]`, for a caller that keeps its read position in an array
     /// instead of removing consumed bytes. `consumed` counts from `start`.
-    public mutating func parse(
+    package mutating func parse(
         _ bytes: [UInt8], from start: Int = 0
     ) throws(RESPParseError) -> (event: Event, consumed: Int) {
         precondition(start >= 0 && start <= bytes.count, "start \(start) outside 0...\(bytes.count)")

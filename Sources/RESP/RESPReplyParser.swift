@@ -12,8 +12,8 @@
 /// size of the reply so far (`RESPLimits.maxReplyBytes`) at each header. After an
 /// error the stream cannot be split into replies again: every later call throws the same error
 /// until `reset()`, for a new connection.
-public struct RESPReplyParser: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct RESPReplyParser: Sendable {
+    package enum Event: Sendable, Equatable {
         /// The input ends inside a reply (or is empty): call again when more bytes arrive.
         case needMoreData
         /// A complete reply; more may follow in the unconsumed input.
@@ -29,7 +29,7 @@ public struct RESPReplyParser: Sendable {
         case needMoreData
     }
 
-    public let limits: RESPLimits
+    package let limits: RESPLimits
     private var frames: [AggregateFrame] = []
     private var pendingBulk: PendingBulk?
     private var lineScanner = ReplyLineScanner()
@@ -40,20 +40,20 @@ public struct RESPReplyParser: Sendable {
     /// never above that limit.
     private var replySize = 0
 
-    public init(limits: RESPLimits = RESPLimits()) {
+    package init(limits: RESPLimits = RESPLimits()) {
         self.limits = limits
     }
 
     /// Whether bytes of a reply not yet returned were consumed (a header, elements, or an
     /// attribute). A connection that ends while this is true, or with unconsumed bytes, ended in
     /// the middle of a reply.
-    public var hasPartialReply: Bool {
+    package var hasPartialReply: Bool {
         replyBegun
     }
 
     /// Parses at most one reply from the start of `input`. Returns `.needMoreData` (having
     /// perhaps consumed the beginning of a reply) or `.reply` with the bytes it took.
-    public mutating func parse(
+    package mutating func parse(
         _ input: UnsafeRawBufferPointer
     ) throws(RESPParseError) -> (event: Event, consumed: Int) {
         if let failure { throw failure }
@@ -66,7 +66,7 @@ public struct RESPReplyParser: Sendable {
     }
 
     /// Forgets any partial reply and error, for a new connection.
-    public mutating func reset() {
+    package mutating func reset() {
         frames.removeAll()
         pendingBulk = nil
         lineScanner.reset()

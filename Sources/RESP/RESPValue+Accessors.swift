@@ -1,12 +1,12 @@
 extension RESPValue {
     /// Whether this is `$-1`, `*-1` or `_`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
     /// Whether Redis answered with an error (`-` or `!`) instead of a result.
-    public var isError: Bool {
+    package var isError: Bool {
         switch self {
         case .simpleError, .bulkError: true
         default: false
@@ -14,20 +14,20 @@ extension RESPValue {
     }
 
     /// The value of an integer reply.
-    public var integer: Int64? {
+    package var integer: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
     /// The payload of a bulk string: what `GET` and most value-returning commands answer.
-    public var bulkBytes: [UInt8]? {
+    package var bulkBytes: [UInt8]? {
         if case .bulkString(let bytes) = self { return bytes }
         return nil
     }
 
     /// The bytes of any string reply (simple, bulk or verbatim text), for callers that accept
     /// whichever form the server chose.
-    public var stringBytes: [UInt8]? {
+    package var stringBytes: [UInt8]? {
         switch self {
         case .simpleString(let bytes), .bulkString(let bytes): bytes
         case .verbatimString(_, let text): text
@@ -37,12 +37,12 @@ extension RESPValue {
 
     /// `stringBytes` decoded as UTF-8, invalid sequences replaced: for status words and
     /// diagnostics, not for stored data.
-    public var string: String? {
+    package var string: String? {
         stringBytes.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The whole message of an error reply, such as `NOSCRIPT No matching script.`
-    public var errorMessage: String? {
+    package var errorMessage: String? {
         switch self {
         case .simpleError(let bytes), .bulkError(let bytes): String(decoding: bytes, as: UTF8.self)
         default: nil
@@ -51,13 +51,13 @@ extension RESPValue {
 
     /// The first word of an error message, such as `NOSCRIPT` or `WRONGTYPE`: by Redis's
     /// convention, what a client matches on to decide how to react.
-    public var errorCode: String? {
+    package var errorCode: String? {
         guard let message = errorMessage else { return nil }
         return String(message.prefix { $0 != " " })
     }
 
     /// The elements of an array, set or push.
-    public var elements: [RESPValue]? {
+    package var elements: [RESPValue]? {
         switch self {
         case .array(let values), .set(let values), .push(let values): values
         default: nil
@@ -65,17 +65,17 @@ extension RESPValue {
     }
 
     /// The entries of a map.
-    public var mapEntries: [RESPMapEntry]? {
+    package var mapEntries: [RESPMapEntry]? {
         if case .map(let entries) = self { return entries }
         return nil
     }
 
-    public var boolean: Bool? {
+    package var boolean: Bool? {
         if case .boolean(let value) = self { return value }
         return nil
     }
 
-    public var double: Double? {
+    package var double: Double? {
         if case .double(let value) = self { return value }
         return nil
     }

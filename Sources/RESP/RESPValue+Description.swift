@@ -2,7 +2,7 @@ extension RESPValue: CustomStringConvertible {
     /// A one-line rendering prefixed with the wire type byte, such as `*[$"GET", :1]`. Bytes
     /// outside printable ASCII are escaped, so distinct replies never render the same (except
     /// the payloads of different NaNs), which lets tests and the fuzzer compare renderings.
-    public var description: String {
+    package var description: String {
         switch self {
         case .simpleString(let bytes): "+" + Self.quoted(bytes)
         case .simpleError(let bytes): "-" + Self.quoted(bytes)

@@ -4,7 +4,7 @@
 /// caller's choice. The three wire forms of "no value" (`$-1`, `*-1` and RESP3's `_`) are all
 /// `.null`, since RESP3 made them one type and no command gives them different meanings.
 /// Attributes (`|`) are not values: the parser checks and skips them.
-public enum RESPValue: Sendable, Hashable {
+package enum RESPValue: Sendable, Hashable {
     /// `+`: a short status such as `OK` or `PONG`.
     case simpleString([UInt8])
     /// `-`: an error reply, such as `NOSCRIPT No matching script.`

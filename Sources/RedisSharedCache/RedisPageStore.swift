@@ -4,9 +4,9 @@ import RESP
 
 /// The shared cache on Redis: pages, load leases and fleet-wide invalidation, each one command
 /// (most of them one script, so each step is atomic for the whole fleet).
-public struct RedisPageStore: SharedPageStore {
+package struct RedisPageStore: SharedPageStore {
     let redis: any RedisCommandRunner
-    public let keys: SharedCacheKeys
+    package let keys: SharedCacheKeys
     /// How long an untouched generation token lives: longer than any page stored under it, so it
     /// expires only after its pages (a lost token only costs a reload: see ``SharedGeneration``).
     let generationLifetime: Duration
@@ -19,11 +19,11 @@ public struct RedisPageStore: SharedPageStore {
         self.generationLifetime = generationLifetime
     }
 
-    public func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+    package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
         try await read(id: id, page: true, deadline: deadline)
     }
 
-    public func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
+    package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         switch try await read(id: id, page: false, deadline: deadline) {
         case .claimed(let claim): claim
         case .loadingElsewhere: nil
@@ -66,7 +66,7 @@ public struct RedisPageStore: SharedPageStore {
         }
     }
 
-    public func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
+    package func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         let token = RandomToken.make()
         let reply = try await run(.command(RESPCommand(
             "SET", .string(keys.lease(of: id, at: generation)), .string(token),
@@ -77,7 +77,7 @@ public struct RedisPageStore: SharedPageStore {
         return SharedClaim(id: id, generation: generation, token: token)
     }
 
-    public func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+    package func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let reply = try await run(.script(
             SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token), .integer(leaseDuration.wholeMilliseconds)]
@@ -86,7 +86,7 @@ public struct RedisPageStore: SharedPageStore {
         return renewed == 1
     }
 
-    public func store(
+    package func store(
         _ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration
     ) async throws(SharedStoreFailure) -> Bool {
         let at = claim.generation
@@ -106,7 +106,7 @@ public struct RedisPageStore: SharedPageStore {
         return stored == 1
     }
 
-    public func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
+    package func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
         let reply = try await run(.script(
             SharedCacheScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
             arguments: [.string(claim.token)]
@@ -115,7 +115,7 @@ public struct RedisPageStore: SharedPageStore {
     }
 
     /// A product's generation, or the epoch for everything, gets a new random token.
-    public func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+    package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
         switch scope {
         case .product(let id):
             try await replace(keys.generation(of: id), lifetime: generationLifetime, announcing: scope, deadline: deadline)

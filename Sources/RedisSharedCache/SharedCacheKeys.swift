@@ -6,29 +6,29 @@ import ProductDetails
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
 /// foreign value. Pages and leases carry the epoch and the product's generation in their keys,
 /// so invalidating is changing a token, never scanning or deleting.
-public struct SharedCacheKeys: Sendable, Equatable {
-    public let prefix: String
+package struct SharedCacheKeys: Sendable, Equatable {
+    package let prefix: String
 
-    public init(prefix: String) {
+    package init(prefix: String) {
         self.prefix = prefix
     }
 
     /// The fleet's epoch token, changed by `DELETE /cache`.
-    public var epoch: String { prefix + "epoch" }
+    package var epoch: String { prefix + "epoch" }
 
     /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
-    public func generation(of id: String) -> String { prefix + "gen:" + id }
+    package func generation(of id: String) -> String { prefix + "gen:" + id }
 
-    public func page(of id: String, at generation: SharedGeneration) -> String {
+    package func page(of id: String, at generation: SharedGeneration) -> String {
         prefix + "page:" + generation.suffix(for: id)
     }
 
-    public func lease(of id: String, at generation: SharedGeneration) -> String {
+    package func lease(of id: String, at generation: SharedGeneration) -> String {
         prefix + "lease:" + generation.suffix(for: id)
     }
 
     /// The pub/sub channel invalidations are published on.
-    public var invalidationChannel: String { prefix + "invalidations" }
+    package var invalidationChannel: String { prefix + "invalidations" }
 }
 
 extension SharedGeneration {

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Tests must never wait on the wall clock: they park tasks in ``sleep(for:)``, wait until
 /// ``sleeperCount`` shows them parked, then advance time and observe what happens.
-public final class ManualTimeSource: TimeSource {
+package final class ManualTimeSource: TimeSource {
     private struct Sleeper {
         let id: UInt64
         let deadline: Duration
@@ -31,27 +31,27 @@ public final class ManualTimeSource: TimeSource {
 
     private let state: Locked<State>
 
-    public init(now: Duration = .zero) {
+    package init(now: Duration = .zero) {
         state = Locked(State(now: now))
     }
 
-    public var now: Duration {
+    package var now: Duration {
         state.withLock { $0.now }
     }
 
     /// How many tasks are parked in ``sleep(for:)`` right now.
-    public var sleeperCount: Int {
+    package var sleeperCount: Int {
         state.withLock { $0.sleepers.count }
     }
 
     /// How many ``schedule(after:_:)`` actions wait to run.
-    public var scheduledCount: Int {
+    package var scheduledCount: Int {
         state.withLock { $0.scheduled.count }
     }
 
     /// Moves time forward and resumes, in deadline order, every sleeper whose deadline has passed,
     /// and runs every scheduled action that is due.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due = state.withLock { state -> [(deadline: Duration, id: UInt64, run: @Sendable () -> Void)] in
             state.now += duration
             let now = state.now
@@ -72,7 +72,7 @@ public final class ManualTimeSource: TimeSource {
         }
     }
 
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
         let id = state.withLock { state -> UInt64? in
             guard delay > .zero else { return nil }
             state.nextID += 1
@@ -90,7 +90,7 @@ public final class ManualTimeSource: TimeSource {
         state.withLock { _ = $0.scheduled.removeValue(forKey: id) }
     }
 
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
         let id = state.withLock { state -> UInt64 in
@@ -121,7 +121,7 @@ public final class ManualTimeSource: TimeSource {
     }
 
     /// Suspends (yielding, never sleeping) until at least `count` tasks are parked in ``sleep(for:)``.
-    public func waitForSleepers(_ count: Int = 1) async {
+    package func waitForSleepers(_ count: Int = 1) async {
         while sleeperCount < count {
             await Task.yield()
         }

@@ -1,5 +1,5 @@
 /// A callback waiting on a ``TimeSource``: ``cancel()`` keeps it from running if it has not yet.
-public protocol ScheduledAction: Sendable {
+package protocol ScheduledAction: Sendable {
     /// Idempotent; an action already running or run is not undone.
     func cancel()
 }

@@ -3,7 +3,7 @@
 /// The cache, the retry loop and the service hold it as an existential rather than being generic
 /// over `Clock`, so that tests can swap in ``ManualTimeSource`` and move time by hand without
 /// every domain type growing a generic parameter.
-public protocol TimeSource: Sendable {
+package protocol TimeSource: Sendable {
     /// The time elapsed since this source's origin; never goes backwards.
     var now: Duration { get }
 
@@ -18,7 +18,7 @@ public protocol TimeSource: Sendable {
 
 extension TimeSource {
     /// A task that sleeps on the source: right for sources whose sleep is cheap or simulated.
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
         SleepingAction(task: Task {
             do { try await sleep(for: delay) } catch { return }
             action()
@@ -35,20 +35,20 @@ private struct SleepingAction: ScheduledAction {
 /// A ``TimeSource`` backed by any Swift clock whose durations are `Duration`.
 ///
 /// The origin is the clock's instant at initialisation, so `now` starts near zero.
-public struct ClockTimeSource<C: Clock>: TimeSource where C.Duration == Duration {
+package struct ClockTimeSource<C: Clock>: TimeSource where C.Duration == Duration {
     private let clock: C
     private let origin: C.Instant
 
-    public init(_ clock: C) {
+    package init(_ clock: C) {
         self.clock = clock
         self.origin = clock.now
     }
 
-    public var now: Duration {
+    package var now: Duration {
         origin.duration(to: clock.now)
     }
 
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
@@ -57,7 +57,7 @@ public struct ClockTimeSource<C: Clock>: TimeSource where C.Duration == Duration
 
 extension ClockTimeSource where C == ContinuousClock {
     /// The production time source: a continuous clock, which keeps counting while the system sleeps.
-    public init() {
+    package init() {
         self.init(ContinuousClock())
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 extension EpollRegistration {
     /// The registrations of every epoll instance of this process.
-    public static func allInProcess() throws -> [EpollRegistration] {
+    package static func allInProcess() throws -> [EpollRegistration] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").flatMap { name -> [EpollRegistration] in
             guard let epoll = Int32(name),
                 let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
@@ -15,7 +15,7 @@ extension EpollRegistration {
 
     /// The inode of the established connection whose local port is `port` (/proc/net/tcp; one
     /// client, so one such line).
-    public static func acceptedSocketInode(port: Int) throws -> UInt64? {
+    package static func acceptedSocketInode(port: Int) throws -> UInt64? {
         let table = try procFile("/proc/net/tcp")
         let localPort = ":" + String(format: "%04X", port)
         for line in table.split(separator: "\n").dropFirst() {

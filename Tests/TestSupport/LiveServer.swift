@@ -7,12 +7,12 @@ import Timekeeping
 
 /// A one-way latch: tasks `wait()` until someone calls `open()`. Used to hold a handler at a known
 /// point instead of sleeping.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    public init() {}
+    package init() {}
 
-    public func open() {
+    package func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.waiters = [] }
@@ -21,7 +21,7 @@ public final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let passNow = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -34,7 +34,7 @@ public final class Gate: Sendable {
 }
 
 /// Runs `body` against a live server on 127.0.0.1 and an ephemeral port, then shuts it down.
-public func withServer(
+package func withServer(
     configure: (inout ServerConfiguration) -> Void = { _ in },
     loops: Int = 2,
     time: (any TimeSource)? = nil,
@@ -67,7 +67,7 @@ public func withServer(
 }
 
 /// Routes most tests share.
-public func standardRoutes(_ router: inout Router) {
+package func standardRoutes(_ router: inout Router) {
     router.add(.get, "/hello") { _, _ in .text(.ok, "hello") }
     router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
     router.add(.post, "/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }

@@ -11,12 +11,12 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `fd`, `isClosed` and `pending` are used by one test at a time, from the
 /// threads `blocking` starts one after another (never two at once): the test awaits each call.
-public final class RawClient: @unchecked Sendable {
+package final class RawClient: @unchecked Sendable {
     private let fd: Int32
     private var isClosed = false
     private var pending: [UInt8] = []
 
-    public init(port: Int, readTimeoutSeconds: Int = 20) throws {
+    package init(port: Int, readTimeoutSeconds: Int = 20) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError.socket(errno) }
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
@@ -41,19 +41,19 @@ public final class RawClient: @unchecked Sendable {
 
     deinit { close() }
 
-    public static func connect(port: Int, readTimeoutSeconds: Int = 20) async throws -> RawClient {
+    package static func connect(port: Int, readTimeoutSeconds: Int = 20) async throws -> RawClient {
         try await blocking { try RawClient(port: port, readTimeoutSeconds: readTimeoutSeconds) }
     }
 
     /// Closes the connection (both directions): the server sees the client go away.
-    public func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         Glibc.close(fd)
     }
 
     /// Closes with a TCP reset (linger 0): the server's next write to it fails.
-    public func reset() {
+    package func reset() {
         guard !isClosed else { return }
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -61,20 +61,20 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// Closes the sending side only.
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
-    public func send(_ text: String) async throws {
+    package func send(_ text: String) async throws {
         try await send(Array(text.utf8))
     }
 
-    public func send(_ bytes: [UInt8]) async throws {
+    package func send(_ bytes: [UInt8]) async throws {
         try await Self.blocking { [self] in try sendBlocking(bytes) }
     }
 
     /// `send(_:)` on the caller's thread, for helpers that are synchronous themselves.
-    public func sendBlocking(_ bytes: [UInt8]) throws {
+    package func sendBlocking(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -84,7 +84,7 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// Sends one keep-alive request.
-    public func sendRequest(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws {
+    package func sendRequest(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -94,18 +94,18 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// Sends one request and reads its response.
-    public func request(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
+    package func request(_ path: String, method: String = "GET", headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
         try await sendRequest(path, method: method, headers: headers, body: body)
         return try await readResponse(method: HTTPMethod(rawValue: method))
     }
 
     /// Reads one complete final response (interim 1xx answers are skipped by the parser).
-    public func readResponse(method: HTTPMethod = .get) async throws -> TestResponse {
+    package func readResponse(method: HTTPMethod = .get) async throws -> TestResponse {
         try await Self.blocking { [self] in try readResponseBlocking(method: method) }
     }
 
     /// Reads exactly one interim (1xx) response head.
-    public func readInterim() async throws -> String {
+    package func readInterim() async throws -> String {
         try await Self.blocking { [self] in
             while true {
                 if let end = pending.firstRange(of: [13, 10, 13, 10]) {
@@ -119,7 +119,7 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// True when the server closed (or reset) the connection with nothing more to read.
-    public func readsEndOfStream() async throws -> Bool {
+    package func readsEndOfStream() async throws -> Bool {
         try await Self.blocking { [self] in
             while true {
                 if !pending.isEmpty { return false }
@@ -133,7 +133,7 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// True when the server has sent something or closed (checked without blocking).
-    public func hasPendingBytes() async throws -> Bool {
+    package func hasPendingBytes() async throws -> Bool {
         try await Self.blocking { [self] in
             if !pending.isEmpty { return true }
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -148,7 +148,7 @@ public final class RawClient: @unchecked Sendable {
 
     /// Reads until the server closes or resets the connection; every byte received, and whether
     /// the end was a reset.
-    public func readUntilClosed() async throws -> (bytes: [UInt8], reset: Bool) {
+    package func readUntilClosed() async throws -> (bytes: [UInt8], reset: Bool) {
         try await Self.blocking { [self] in
             var reset = false
             while true {
@@ -204,12 +204,12 @@ public final class RawClient: @unchecked Sendable {
 
     /// The bytes already received but not yet read, or else the next ones to arrive (empty at
     /// end of stream): for protocols other than HTTP, parsed by the test itself.
-    public func receiveSome() async throws -> [UInt8] {
+    package func receiveSome() async throws -> [UInt8] {
         try await Self.blocking { [self] in try receiveSomeBlocking() }
     }
 
     /// `receiveSome()` on the caller's thread.
-    public func receiveSomeBlocking() throws -> [UInt8] {
+    package func receiveSomeBlocking() throws -> [UInt8] {
         if pending.isEmpty { _ = try fill() }
         defer { pending.removeAll() }
         return pending
@@ -229,7 +229,7 @@ public final class RawClient: @unchecked Sendable {
     }
 
     /// Runs `body` on a thread of its own and awaits it.
-    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try body() })
@@ -240,22 +240,22 @@ public final class RawClient: @unchecked Sendable {
 }
 
 /// A complete response as the raw client read it.
-public struct TestResponse: Sendable {
-    public let head: HTTPResponseHead
-    public let body: [UInt8]
+package struct TestResponse: Sendable {
+    package let head: HTTPResponseHead
+    package let body: [UInt8]
 
-    public var status: Int { head.status.code }
-    public var text: String { String(decoding: body, as: UTF8.self) }
-    public func header(_ name: String) -> String? { head.headers[name] }
+    package var status: Int { head.status.code }
+    package var text: String { String(decoding: body, as: UTF8.self) }
+    package func header(_ name: String) -> String? { head.headers[name] }
 }
 
-public enum RawClientError: Error {
+package enum RawClientError: Error {
     case socket(Int32), connect(Int32), send(Int32), receive(Int32), closed, reset
 }
 
 /// A loopback port where nothing listens: bound to port 0, read back, closed. (Nothing in this
 /// process listens on it afterwards; the kernel hands it out again only much later.)
-public func unusedLoopbackPort() throws -> Int {
+package func unusedLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawClientError.socket(errno) }
     defer { Glibc.close(fd) }

@@ -13,18 +13,18 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `process` and `port` change only in `init` and `restart()`, which a
 /// test calls between its own requests, never concurrently with them.
-public final class RedisServer: @unchecked Sendable {
-    public private(set) var port: Int
-    public let password: String?
+package final class RedisServer: @unchecked Sendable {
+    package private(set) var port: Int
+    package let password: String?
     private var process: SpawnedProcess
     private let folder: URL
 
     /// Where `redis-server` is, or nil when it is not installed.
-    public static var executable: String? {
+    package static var executable: String? {
         ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { (path: String) in access(path, X_OK) == 0 }
     }
 
-    public init(password: String? = nil) throws {
+    package init(password: String? = nil) throws {
         self.password = password
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pd-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ public final class RedisServer: @unchecked Sendable {
 
     /// Starts a server on a thread of its own: starting one waits for it to answer, which must
     /// not hold one of the few threads Swift's concurrency runs every test on.
-    public static func started(password: String? = nil) async throws -> RedisServer {
+    package static func started(password: String? = nil) async throws -> RedisServer {
         try await RawClient.blocking { try RedisServer(password: password) }
     }
 
@@ -43,7 +43,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Kills the server (SIGKILL works on a frozen one too) and waits for it.
-    public func stop() {
+    package func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         Self.waitForDeath(of: process.processIdentifier)
@@ -65,13 +65,13 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// Suspends the server (SIGSTOP): connections stay open and nothing answers.
-    public func freeze() { kill(process.processIdentifier, SIGSTOP) }
+    package func freeze() { kill(process.processIdentifier, SIGSTOP) }
 
     /// Resumes a frozen server.
-    public func thaw() { kill(process.processIdentifier, SIGCONT) }
+    package func thaw() { kill(process.processIdentifier, SIGCONT) }
 
     /// Starts it again on the same port after `stop()` (empty: nothing was persisted).
-    public func restart() throws {
+    package func restart() throws {
         stop()
         (process, port) = try Self.start(password: password, folder: folder, port: port)
     }
@@ -128,11 +128,11 @@ private func answeringProcessID(_ client: RawClient, password: String?) throws -
     return Int32(line.dropFirst("process_id:".count))
 }
 
-public enum RedisServerError: Error, CustomStringConvertible {
+package enum RedisServerError: Error, CustomStringConvertible {
     case notInstalled
     case didNotStart(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notInstalled: "redis-server is not installed (make test installs Debian's redis-server)"
         case .didNotStart(let output): "redis-server did not start: \(output)"

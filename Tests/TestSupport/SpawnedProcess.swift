@@ -11,14 +11,14 @@ import Locking
 /// each entry, which reads past glibc's directory buffer when the last entry ends it; with many
 /// descriptors open (suites holding sockets while others start servers) that read crossed into
 /// an unmapped page and crashed the test process (scripts/asan.supp has the same finding).
-public final class SpawnedProcess: Sendable {
-    public let processIdentifier: Int32
+package final class SpawnedProcess: Sendable {
+    package let processIdentifier: Int32
     /// The read end of the output pipe; closed in `deinit`.
     private let output: Int32
     /// Set once the child was reaped, with its wait status.
     private let exit = ExitStatus()
 
-    public init(executable: String, arguments: [String]) throws(SpawnError) {
+    package init(executable: String, arguments: [String]) throws(SpawnError) {
         guard let closeFrom = Self.closeFrom else { throw SpawnError(call: "posix_spawn_file_actions_addclosefrom_np", code: ENOSYS) }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw SpawnError(call: "pipe", code: errno) }
@@ -63,12 +63,12 @@ public final class SpawnedProcess: Sendable {
     }
 
     /// False once the child has exited (and was reaped).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         exit.withLock { $0 == nil }
     }
 
     /// Everything the child wrote, once it is gone (reads to the end of the pipe).
-    public func readOutput() -> String {
+    package func readOutput() -> String {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -89,7 +89,7 @@ private final class ExitStatus: Sendable {
     }
 }
 
-public struct SpawnError: Error, Sendable {
-    public let call: String
-    public let code: Int32
+package struct SpawnError: Error, Sendable {
+    package let call: String
+    package let code: Int32
 }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Where the log writer thread sends its batches of whole lines.
-public enum LogDestination: Sendable {
+package enum LogDestination: Sendable {
     /// A file descriptor written with blocking `write(2)` calls (standard output in service).
     /// The descriptor is used as inherited: its description may be shared with other processes,
     /// so its flags are never changed.

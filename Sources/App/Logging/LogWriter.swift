@@ -19,7 +19,7 @@ import Glibc
 /// `@unchecked Sendable`: `buffer`, `writerWaiting`, `writing`, `stopping`, `urgent`,
 /// `flushWaiters` and `thread` are guarded by `mutex`; `wake` and `idle` are condition variables on it;
 /// `droppedRequests` and `droppedOther` are atomics.
-public final class LogWriter: @unchecked Sendable {
+package final class LogWriter: @unchecked Sendable {
     private let destination: LogDestination
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// The writer waits on it for lines to write.
@@ -41,7 +41,7 @@ public final class LogWriter: @unchecked Sendable {
 
     /// Starts the writer thread. `capacity` bounds the bytes waiting while a batch is written
     /// (so at most twice it is held in all).
-    public init(capacity: Int, destination: LogDestination) {
+    package init(capacity: Int, destination: LogDestination) {
         self.destination = destination
         buffer = LogBuffer(capacity: capacity)
         mutex = .allocate(capacity: 1)
@@ -67,7 +67,7 @@ public final class LogWriter: @unchecked Sendable {
 
     /// Lines dropped since start because the sink did not keep up: request (and debug) lines,
     /// and the others.
-    public var droppedLines: (request: Int, other: Int) {
+    package var droppedLines: (request: Int, other: Int) {
         (droppedRequests.load(ordering: .relaxed), droppedOther.load(ordering: .relaxed))
     }
 
@@ -92,7 +92,7 @@ public final class LogWriter: @unchecked Sendable {
     /// Waits until every line appended before the call is written, or `timeout` passed (a sink
     /// stuck in `write(2)` is not waited for past it); returns whether everything was written.
     @discardableResult
-    public func flush(within timeout: Duration) -> Bool {
+    package func flush(within timeout: Duration) -> Bool {
         var deadline = Self.deadline(after: timeout)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -110,7 +110,7 @@ public final class LogWriter: @unchecked Sendable {
     /// Flushes within `timeout`, then lets the thread end once nothing is left. Lines appended
     /// later stay unwritten. Returns whether everything was written.
     @discardableResult
-    public func close(within timeout: Duration) -> Bool {
+    package func close(within timeout: Duration) -> Bool {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_mutex_unlock(mutex)

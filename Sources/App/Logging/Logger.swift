@@ -7,11 +7,11 @@ import Timekeeping
 
 /// One JSON object per line, handed to a `LogWriter` that writes from a thread of its own.
 /// Messages are autoclosures so a disabled level costs nothing.
-public struct Logger: Sendable {
-    public enum Level: Int, Sendable, Comparable {
+package struct Logger: Sendable {
+    package enum Level: Int, Sendable, Comparable {
         case debug, info, warn, error
 
-        public init(_ name: String) {
+        package init(_ name: String) {
             switch name {
             case "debug": self = .debug
             case "warn": self = .warn
@@ -30,18 +30,18 @@ public struct Logger: Sendable {
             }
         }
 
-        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    public let minimum: Level
-    public let writer: LogWriter
+    package let minimum: Level
+    package let writer: LogWriter
 
-    public init(minimum: Level, writer: LogWriter) {
+    package init(minimum: Level, writer: LogWriter) {
         self.minimum = minimum
         self.writer = writer
     }
 
-    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+    package func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         guard level >= minimum else { return }
         write(level, message(), fields())
     }
@@ -108,28 +108,28 @@ public struct Logger: Sendable {
         }
     }
 
-    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+    package func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         log(.info, message(), fields())
     }
 
-    public func warn(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+    package func warn(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         log(.warn, message(), fields())
     }
 
     /// Start-up and shutdown lines (where the service listens, demo mode, signals): printed at
     /// every level but `error`, because operators and tests need them even with request logs off.
-    public func lifecycle(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+    package func lifecycle(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         guard minimum < .error else { return }
         write(.info, message(), fields())
     }
 
-    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+    package func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
         log(.error, message(), fields())
     }
 
     /// Writes a plain line to standard error at once (start-up failures, before or without the
     /// writer thread).
-    public static func printError(_ text: String) {
+    package static func printError(_ text: String) {
         _ = LogDestination.descriptor(2).write(Array((text + "\n").utf8))
     }
 }

@@ -9,16 +9,16 @@
 ///
 /// Redis's breaker uses the consecutive rule alone; each upstream's uses both (a dependency that
 /// fails every other call never fails five times in a row, yet is half broken).
-public struct CircuitBreaker: Sendable, Equatable {
-    public struct Policy: Sendable, Equatable {
-        public var failureThreshold: Int
-        public var openFor: Duration
+package struct CircuitBreaker: Sendable, Equatable {
+    package struct Policy: Sendable, Equatable {
+        package var failureThreshold: Int
+        package var openFor: Duration
         /// The share of failed calls (0…1] that opens the breaker; `nil` for the consecutive rule alone.
-        public var failureRatio: Double?
-        public var window: Duration
-        public var minimumCalls: Int
+        package var failureRatio: Double?
+        package var window: Duration
+        package var minimumCalls: Int
 
-        public init(
+        package init(
             failureThreshold: Int, openFor: Duration, failureRatio: Double? = nil,
             window: Duration = .seconds(10), minimumCalls: Int = 20
         ) {
@@ -40,13 +40,13 @@ public struct CircuitBreaker: Sendable, Equatable {
         }
     }
 
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         case closed
         case open
         case halfOpen
 
         /// The gauge value: 0 closed, 1 open, 2 half-open.
-        public var gaugeValue: Int {
+        package var gaugeValue: Int {
             switch self {
             case .closed: 0
             case .open: 1
@@ -54,7 +54,7 @@ public struct CircuitBreaker: Sendable, Equatable {
             }
         }
 
-        public var label: String {
+        package var label: String {
             switch self {
             case .closed: "closed"
             case .open: "open"
@@ -63,30 +63,30 @@ public struct CircuitBreaker: Sendable, Equatable {
         }
     }
 
-    public let policy: Policy
-    public private(set) var state = State.closed
+    package let policy: Policy
+    package private(set) var state = State.closed
     private var failuresInARow = 0
     private var openUntil = Duration.zero
     private var probeOutstanding = false
     /// Calls and failures while closed, for the ratio rule.
     private var recent: SlidingCounts<Counts>
 
-    public init(policy: Policy) {
+    package init(policy: Policy) {
         self.policy = policy
         self.recent = SlidingCounts(window: policy.window, bucketCount: 10)
     }
 
     /// The consecutive rule alone.
-    public init(failureThreshold: Int, openFor: Duration) {
+    package init(failureThreshold: Int, openFor: Duration) {
         self.init(policy: Policy(failureThreshold: failureThreshold, openFor: openFor))
     }
 
-    public var failureThreshold: Int { policy.failureThreshold }
-    public var openFor: Duration { policy.openFor }
+    package var failureThreshold: Int { policy.failureThreshold }
+    package var openFor: Duration { policy.openFor }
 
     /// How long until an open breaker lets its probe through (zero once it may); `nil` when closed.
     /// Half-open counts as open for everyone but the probe, whose answer is not yet known.
-    public func remainingOpenTime(now: Duration) -> Duration? {
+    package func remainingOpenTime(now: Duration) -> Duration? {
         switch state {
         case .closed: nil
         case .open: max(.zero, openUntil - now)
@@ -96,7 +96,7 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     /// Whether a call may go out now. In half-open, `true` means the caller is the probe and
     /// must report its outcome.
-    public mutating func admit(now: Duration) -> (admitted: Bool, changedTo: State?) {
+    package mutating func admit(now: Duration) -> (admitted: Bool, changedTo: State?) {
         switch state {
         case .closed:
             return (true, nil)
@@ -113,7 +113,7 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// Reports an admitted call's outcome; returns the new state when it changed.
-    public mutating func record(success: Bool, now: Duration) -> State? {
+    package mutating func record(success: Bool, now: Duration) -> State? {
         if success {
             failuresInARow = 0
             switch state {
@@ -154,7 +154,7 @@ public struct CircuitBreaker: Sendable, Equatable {
 
     /// An admitted call ended without telling anything about the dependency (its caller was
     /// cancelled): a half-open breaker lets the next call probe instead.
-    public mutating func abandonProbe() {
+    package mutating func abandonProbe() {
         probeOutstanding = false
     }
 

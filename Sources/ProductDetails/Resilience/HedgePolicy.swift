@@ -7,16 +7,16 @@
 /// in any window, so the first hedges of a quiet run are not refused. Hedging is armed only while
 /// an attempt slower than the delay was seen in the last `armedFor`: racing every call against a
 /// timer costs a healthy upstream's loads measurably, for hedges that never go out.
-public struct HedgePolicy: Sendable, Equatable {
-    public var minimumSamples: Int
-    public var minimumDelay: Duration
-    public var maximumDelay: Duration
-    public var samples: Int
-    public var budget: RetryBudgetWindow.Limits
+package struct HedgePolicy: Sendable, Equatable {
+    package var minimumSamples: Int
+    package var minimumDelay: Duration
+    package var maximumDelay: Duration
+    package var samples: Int
+    package var budget: RetryBudgetWindow.Limits
     /// How long one attempt slower than the hedge delay keeps hedging armed.
-    public var armedFor: Duration
+    package var armedFor: Duration
 
-    public init(
+    package init(
         minimumSamples: Int = 20,
         minimumDelay: Duration = .milliseconds(10),
         maximumDelay: Duration = .milliseconds(200),
@@ -33,7 +33,7 @@ public struct HedgePolicy: Sendable, Equatable {
     }
 
     /// The hedge delay given the window's p95, or `nil` while too few samples are known.
-    public func delay(p95: Duration?, samples count: Int) -> Duration? {
+    package func delay(p95: Duration?, samples count: Int) -> Duration? {
         guard count >= minimumSamples, let p95 else { return nil }
         return min(max(p95, minimumDelay), maximumDelay)
     }

@@ -1,5 +1,5 @@
 /// What became of a hedge (a second attempt of a slow call); also a metrics label.
-public enum HedgeResult: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum HedgeResult: String, Sendable, Equatable, Hashable, CaseIterable {
     /// It went out: the first attempt had not answered within the hedge delay.
     case sent
     /// It answered first; the first attempt was cancelled.

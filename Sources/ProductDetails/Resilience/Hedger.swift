@@ -3,7 +3,7 @@ import Timekeeping
 
 /// One upstream's hedging state, shared by every loop: its latency window and hedge budget,
 /// each operation one short lock.
-public final class Hedger: Sendable {
+package final class Hedger: Sendable {
     private struct State {
         var latencies: LatencyWindow
         var budget: RetryBudgetWindow
@@ -16,11 +16,11 @@ public final class Hedger: Sendable {
         mutating func add(_ other: SlowCount) { attempts += other.attempts }
     }
 
-    public let policy: HedgePolicy
+    package let policy: HedgePolicy
     private let state: Locked<State>
     private let time: any TimeSource
 
-    public init(policy: HedgePolicy, time: any TimeSource) {
+    package init(policy: HedgePolicy, time: any TimeSource) {
         self.policy = policy
         self.state = Locked(State(
             latencies: LatencyWindow(capacity: policy.samples), budget: RetryBudgetWindow(limits: policy.budget),
@@ -32,29 +32,29 @@ public final class Hedger: Sendable {
     /// yet), and whether hedging is armed: only after an attempt slower than that delay in the
     /// last ``HedgePolicy/armedFor``. A call that is not hedged runs alone, with no race and no
     /// timer: an upstream with no tail pays nothing for hedging.
-    public func delay(at now: Duration) -> (delay: Duration?, armed: Bool) {
+    package func delay(at now: Duration) -> (delay: Duration?, armed: Bool) {
         let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
         return (policy.delay(p95: p95, samples: count), slow > 0)
     }
 
     /// An attempt took at least the hedge delay (or timed out, or was hedged): arms hedging.
-    public func recordSlow() {
+    package func recordSlow() {
         let now = time.now
         state.withLock { $0.slow.add(at: now) { $0.attempts += 1 } }
     }
 
     /// Counts one call (its first attempt, at `now`) toward the budget's allowance.
-    public func recordCall(at now: Duration) {
+    package func recordCall(at now: Duration) {
         state.withLock { $0.budget.recordRequest(at: now) }
     }
 
     /// A successful attempt's latency (not a hedge race's loser, not a time-out).
-    public func recordSuccess(after latency: Duration) {
+    package func recordSuccess(after latency: Duration) {
         state.withLock { $0.latencies.record(latency) }
     }
 
     /// Takes one hedge from the budget; `false` when it is spent.
-    public func tryWithdrawHedge() -> Bool {
+    package func tryWithdrawHedge() -> Bool {
         let now = time.now
         return state.withLock { $0.budget.tryWithdrawRetry(at: now) }
     }

@@ -5,8 +5,8 @@
 /// `recomputeEvery` new samples rather than on each read, so a load pays a sort of the ring only
 /// once in that many calls. Attempts that timed out or lost a hedge race are censored (never
 /// recorded): counting a hedged call's slow first attempt would raise the delay that hedged it.
-public struct LatencyWindow: Sendable {
-    public let capacity: Int
+package struct LatencyWindow: Sendable {
+    package let capacity: Int
     private var samples: [Int64] = []
     /// The samples sorted at the last recomputation: kept so that sorting allocates nothing.
     private var sorted: [Int64] = []
@@ -15,16 +15,16 @@ public struct LatencyWindow: Sendable {
     private var cachedP95: Int64?
     private let recomputeEvery: Int
 
-    public init(capacity: Int = 128, recomputeEvery: Int = 8) {
+    package init(capacity: Int = 128, recomputeEvery: Int = 8) {
         self.capacity = max(1, capacity)
         self.recomputeEvery = max(1, recomputeEvery)
         samples.reserveCapacity(self.capacity)
         sorted.reserveCapacity(self.capacity)
     }
 
-    public var count: Int { samples.count }
+    package var count: Int { samples.count }
 
-    public mutating func record(_ latency: Duration) {
+    package mutating func record(_ latency: Duration) {
         let nanoseconds = max(0, latency.wholeNanoseconds)
         if samples.count < capacity {
             samples.append(nanoseconds)
@@ -38,7 +38,7 @@ public struct LatencyWindow: Sendable {
 
     /// The 95th percentile (nearest rank) of the samples held, as of the last recomputation;
     /// `nil` before the first sample.
-    public var p95: Duration? {
+    package var p95: Duration? {
         cachedP95.map { .nanoseconds($0) }
     }
 

@@ -10,16 +10,16 @@ import Timekeeping
 /// once with ``UpstreamFailure/circuitOpen`` (a retry it refuses ends the call with the failure
 /// before it). With a ``Hedger``, an attempt that has not answered within the hedge delay gets a
 /// second one beside it; the first answer wins and the other is cancelled.
-public struct Retrier: Sendable {
-    public let policy: RetryPolicy
-    public let budget: RetryBudget
-    public let breaker: UpstreamBreaker?
-    public let hedger: Hedger?
+package struct Retrier: Sendable {
+    package let policy: RetryPolicy
+    package let budget: RetryBudget
+    package let breaker: UpstreamBreaker?
+    package let hedger: Hedger?
     private let time: any TimeSource
     private let random: @Sendable (ClosedRange<Double>) -> Double
     private let events: any ServiceEvents
 
-    public init(
+    package init(
         policy: RetryPolicy = RetryPolicy(),
         budget: RetryBudget,
         breaker: UpstreamBreaker? = nil,
@@ -42,7 +42,7 @@ public struct Retrier: Sendable {
     ///
     /// Throws the last attempt's failure, ``UpstreamFailure/circuitOpen`` when the breaker refused
     /// the first attempt, or ``UpstreamFailure/cancelled`` when the task is cancelled.
-    public func run<T: Sendable>(
+    package func run<T: Sendable>(
         _ upstream: Upstream,
         deadline: Duration,
         requestID: String,

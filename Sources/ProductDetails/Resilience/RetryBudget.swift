@@ -5,29 +5,29 @@ import Timekeeping
 /// A retry budget shared by every call to one upstream, safe to use from any thread.
 ///
 /// A thin locked driver over ``RetryBudgetWindow``: each operation is one short lock.
-public final class RetryBudget: Sendable {
+package final class RetryBudget: Sendable {
     private let window: Locked<RetryBudgetWindow>
     private let time: any TimeSource
 
-    public init(limits: RetryBudgetWindow.Limits = .init(), time: any TimeSource) {
+    package init(limits: RetryBudgetWindow.Limits = .init(), time: any TimeSource) {
         self.window = Locked(RetryBudgetWindow(limits: limits))
         self.time = time
     }
 
     /// Counts one request (call once per first attempt).
-    public func recordRequest() {
+    package func recordRequest() {
         let now = time.now
         window.withLock { $0.recordRequest(at: now) }
     }
 
     /// Takes a retry from the budget; `false` when the window has no retries left.
-    public func tryWithdrawRetry() -> Bool {
+    package func tryWithdrawRetry() -> Bool {
         let now = time.now
         return window.withLock { $0.tryWithdrawRetry(at: now) }
     }
 
     /// Requests and retries in the current window (for tests and diagnostics).
-    public var totals: (requests: Int, retries: Int) {
+    package var totals: (requests: Int, retries: Int) {
         let now = time.now
         return window.withLock { $0.totals(at: now) }
     }

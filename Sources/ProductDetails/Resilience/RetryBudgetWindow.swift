@@ -3,14 +3,14 @@
 /// A retry is allowed while `retries + 1 ≤ ratio × requests + floor` over the window: the floor
 /// lets a quiet service retry at all, the ratio keeps an outage from multiplying traffic. The
 /// hedge budget is the same rule with hedges for retries.
-public struct RetryBudgetWindow: Sendable, Equatable {
-    public struct Limits: Sendable, Equatable {
-        public var window: Duration
-        public var bucketCount: Int
-        public var ratio: Double
-        public var floor: Int
+package struct RetryBudgetWindow: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
+        package var window: Duration
+        package var bucketCount: Int
+        package var ratio: Double
+        package var floor: Int
 
-        public init(window: Duration = .seconds(10), bucketCount: Int = 10, ratio: Double = 0.2, floor: Int = 10) {
+        package init(window: Duration = .seconds(10), bucketCount: Int = 10, ratio: Double = 0.2, floor: Int = 10) {
             self.window = window
             self.bucketCount = max(1, bucketCount)
             self.ratio = ratio
@@ -28,21 +28,21 @@ public struct RetryBudgetWindow: Sendable, Equatable {
         }
     }
 
-    public let limits: Limits
+    package let limits: Limits
     private var counts: SlidingCounts<Counts>
 
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
         self.counts = SlidingCounts(window: limits.window, bucketCount: limits.bucketCount)
     }
 
     /// Counts a first attempt (a request) at `now`.
-    public mutating func recordRequest(at now: Duration) {
+    package mutating func recordRequest(at now: Duration) {
         counts.add(at: now) { $0.requests += 1 }
     }
 
     /// Takes one retry from the budget at `now` if the window allows it.
-    public mutating func tryWithdrawRetry(at now: Duration) -> Bool {
+    package mutating func tryWithdrawRetry(at now: Duration) -> Bool {
         let totals = self.totals(at: now)
         let allowance = limits.ratio * Double(totals.requests) + Double(limits.floor)
         guard Double(totals.retries + 1) <= allowance else { return false }
@@ -51,7 +51,7 @@ public struct RetryBudgetWindow: Sendable, Equatable {
     }
 
     /// Requests and retries counted in the window ending at `now`.
-    public func totals(at now: Duration) -> (requests: Int, retries: Int) {
+    package func totals(at now: Duration) -> (requests: Int, retries: Int) {
         let total = counts.total(at: now)
         return (total.requests, total.retries)
     }

@@ -4,14 +4,14 @@ import Timekeeping
 /// ``nextStep(after:attempt:now:deadline:random:)`` is the whole decision as a pure function of
 /// plain values, so that every rule (which failures retry, jitter bounds, `Retry-After`, the
 /// deadline) is tested without a clock or a task. ``Retrier`` only performs what it decides.
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// Total attempts including the first.
-    public var attempts: Int
-    public var baseDelay: Duration
-    public var maxDelay: Duration
-    public var attemptTimeout: Duration
+    package var attempts: Int
+    package var baseDelay: Duration
+    package var maxDelay: Duration
+    package var attemptTimeout: Duration
 
-    public init(
+    package init(
         attempts: Int = 3,
         baseDelay: Duration = .milliseconds(50),
         maxDelay: Duration = .seconds(1),
@@ -24,12 +24,12 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// What to do after a failed attempt.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         case retry(after: Duration)
         case giveUp(GiveUpReason)
     }
 
-    public enum GiveUpReason: String, Sendable, Equatable {
+    package enum GiveUpReason: String, Sendable, Equatable {
         case notRetryable
         case attemptsExhausted
         /// The upstream asked to wait longer than ``maxDelay``; waiting that long helps nobody.
@@ -40,7 +40,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The ceiling of the full-jitter backoff after attempt number `attempt` (1-based):
     /// `min(maxDelay, baseDelay × 2^(attempt-1))`.
-    public func backoffCeiling(afterAttempt attempt: Int) -> Duration {
+    package func backoffCeiling(afterAttempt attempt: Int) -> Duration {
         var ceiling = baseDelay
         var doublings = max(0, attempt - 1)
         while doublings > 0 && ceiling < maxDelay {
@@ -51,14 +51,14 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The time-out of an attempt starting at `now`: the policy's, or less if the deadline is nearer.
-    public func attemptTimeout(now: Duration, deadline: Duration) -> Duration {
+    package func attemptTimeout(now: Duration, deadline: Duration) -> Duration {
         min(attemptTimeout, deadline - now)
     }
 
     /// Decides whether and when to retry after `failure` ended attempt number `attempt` (1-based).
     ///
     /// `random` draws the full-jitter delay from the given range of seconds.
-    public func nextStep(
+    package func nextStep(
         after failure: UpstreamFailure,
         attempt: Int,
         now: Duration,

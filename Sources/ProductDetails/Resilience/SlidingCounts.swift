@@ -4,7 +4,7 @@ import Timekeeping
 /// each reset when the time it covers has slid out of the window, so memory is constant and
 /// every operation O(buckets). The retry and hedge budgets count requests and retries with it;
 /// an upstream's breaker counts calls and failures.
-public struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
+package struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
     private struct Bucket: Sendable, Equatable {
         var epoch: Int64 = .min
         var counts = Counts()
@@ -13,13 +13,13 @@ public struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
     private var buckets: [Bucket]
     private let bucketNanoseconds: Int64
 
-    public init(window: Duration, bucketCount: Int) {
+    package init(window: Duration, bucketCount: Int) {
         buckets = Array(repeating: Bucket(), count: max(1, bucketCount))
         bucketNanoseconds = max(1, window.wholeNanoseconds / Int64(buckets.count))
     }
 
     /// Adds to the bucket `now` falls in.
-    public mutating func add(at now: Duration, _ change: (inout Counts) -> Void) {
+    package mutating func add(at now: Duration, _ change: (inout Counts) -> Void) {
         let current = epoch(of: now)
         let count = Int64(buckets.count)
         let slot = Int(((current % count) + count) % count)
@@ -30,7 +30,7 @@ public struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
     }
 
     /// The sum of the buckets in the window ending at `now`.
-    public func total(at now: Duration) -> Counts {
+    package func total(at now: Duration) -> Counts {
         let current = epoch(of: now)
         let oldest = current - Int64(buckets.count) + 1
         var total = Counts()
@@ -41,7 +41,7 @@ public struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
     }
 
     /// Forgets everything counted so far.
-    public mutating func reset() {
+    package mutating func reset() {
         for index in buckets.indices { buckets[index] = Bucket() }
     }
 
@@ -52,7 +52,7 @@ public struct SlidingCounts<Counts: WindowCounts>: Sendable, Equatable {
 }
 
 /// What one bucket of a ``SlidingCounts`` holds: a value that starts at zero and adds up.
-public protocol WindowCounts: Sendable, Equatable {
+package protocol WindowCounts: Sendable, Equatable {
     init()
     mutating func add(_ other: Self)
 }

@@ -8,27 +8,27 @@ import Timekeeping
 /// upstream (``verdict(for:)``): an answer, even a `404`, says it is up; a time-out, a refused
 /// or reset connection, a `5xx`, a `429` or a body it could not have meant say it is not; a call
 /// cancelled by its caller (a hedge loser, a client that left) says nothing.
-public final class UpstreamBreaker: Sendable {
+package final class UpstreamBreaker: Sendable {
     /// What an admitted call's outcome tells the breaker.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case success
         case failure
         case nothing
     }
 
-    public let upstream: Upstream
+    package let upstream: Upstream
     private let breaker: Locked<CircuitBreaker>
     private let time: any TimeSource
     private let events: any ServiceEvents
 
-    public init(upstream: Upstream, policy: CircuitBreaker.Policy, time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+    package init(upstream: Upstream, policy: CircuitBreaker.Policy, time: any TimeSource, events: any ServiceEvents = NoEvents()) {
         self.upstream = upstream
         self.breaker = Locked(CircuitBreaker(policy: policy))
         self.time = time
         self.events = events
     }
 
-    public static func verdict(for failure: UpstreamFailure?) -> Verdict {
+    package static func verdict(for failure: UpstreamFailure?) -> Verdict {
         guard let failure else { return .success }
         switch failure {
         case .connectFailed, .hostNotFound, .connectionReset, .timedOut, .malformedBody:
@@ -42,13 +42,13 @@ public final class UpstreamBreaker: Sendable {
         }
     }
 
-    public var state: CircuitBreaker.State {
+    package var state: CircuitBreaker.State {
         breaker.withLock { $0.state }
     }
 
     /// Whether a call may go out now; in half-open, `true` makes the caller the probe, which must
     /// report its outcome (``record(_:)``).
-    public func admit() -> Bool {
+    package func admit() -> Bool {
         let now = time.now
         let admission = breaker.withLock { $0.admit(now: now) }
         if let change = admission.changedTo { events.upstreamBreaker(upstream, change) }
@@ -56,12 +56,12 @@ public final class UpstreamBreaker: Sendable {
     }
 
     /// Admits a hedge: only while closed, so a hedge is never a half-open breaker's probe.
-    public func admitHedge() -> Bool {
+    package func admitHedge() -> Bool {
         breaker.withLock { $0.state == .closed }
     }
 
     /// Reports an admitted call's outcome (`nil`: it succeeded).
-    public func record(_ failure: UpstreamFailure?) {
+    package func record(_ failure: UpstreamFailure?) {
         let now = time.now
         let change: CircuitBreaker.State?
         switch Self.verdict(for: failure) {
@@ -76,7 +76,7 @@ public final class UpstreamBreaker: Sendable {
 
     /// How long a client refused now should wait: the time until the probe may go out, or, while
     /// the probe is out, the least `Retry-After` (rounded up to a second where it is written).
-    public var retryAfter: Duration {
+    package var retryAfter: Duration {
         let now = time.now
         return breaker.withLock { $0.remainingOpenTime(now: now) } ?? .zero
     }

@@ -1,5 +1,5 @@
 /// How far an invalidation went.
-public enum InvalidationReach: Sendable, Equatable {
+package enum InvalidationReach: Sendable, Equatable {
     /// Single node: this replica forgot.
     case local
     /// The fleet was told; `receivers` replicas (this one included) received the message.

@@ -7,14 +7,14 @@ import Timekeeping
 /// A call the breaker refuses, or that fails, yields `nil` and the caller carries on as a single
 /// node: Redis slow or down costs a request at most one short wait, and once the breaker is open
 /// nothing at all.
-public final class SharedCache: Sendable {
-    public let store: any SharedPageStore
-    public let settings: SharedCacheSettings
+package final class SharedCache: Sendable {
+    package let store: any SharedPageStore
+    package let settings: SharedCacheSettings
     let time: any TimeSource
     let events: any ServiceEvents
     private let breaker: Locked<CircuitBreaker>
 
-    public init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+    package init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
         self.store = store
         self.settings = settings
         self.time = time
@@ -22,7 +22,7 @@ public final class SharedCache: Sendable {
         self.breaker = Locked(CircuitBreaker(failureThreshold: settings.breakerFailures, openFor: settings.breakerOpenFor))
     }
 
-    public var breakerState: CircuitBreaker.State {
+    package var breakerState: CircuitBreaker.State {
         breaker.withLock { $0.state }
     }
 

@@ -1,27 +1,27 @@
 /// The knobs of the shared cache (fleet mode), with defaults and why.
-public struct SharedCacheSettings: Sendable, Equatable {
+package struct SharedCacheSettings: Sendable, Equatable {
     /// The Redis time one cache miss may spend in all before it loads by itself. 250 ms: inside
     /// the range the fleet caches we compared pick (Apollo Router 150-500 ms; Kong's 2 s waits
     /// longer than our whole 1 s upstream attempt), far above a healthy LAN round trip, and small
     /// against the 3 s request deadline, so a sick Redis costs a miss a quarter second once and,
     /// with the breaker open, nothing. No timeout at all (FusionCache's default) lets a stalled
     /// Redis hold every miss.
-    public var timeout: Duration
+    package var timeout: Duration
     /// How long a load lease lasts unless its holder renews it (every third of it while loading).
     /// 1 s: a holder that dies costs its waiters at most this, then one of them loads.
-    public var leaseDuration: Duration
+    package var leaseDuration: Duration
     /// Failures in a row that open the breaker.
-    public var breakerFailures: Int
+    package var breakerFailures: Int
     /// How long the open breaker keeps requests off Redis before one probe may try it again.
-    public var breakerOpenFor: Duration
+    package var breakerOpenFor: Duration
     /// The most an L1 page counts as fresh while invalidations may be missed (the subscriber is
     /// disconnected): a replica stops serving a page invalidated elsewhere within this.
-    public var disconnectedFreshness: Duration
+    package var disconnectedFreshness: Duration
     /// The first and the longest pause between looks while another replica loads the page.
-    public var pollInitial: Duration
-    public var pollMax: Duration
+    package var pollInitial: Duration
+    package var pollMax: Duration
 
-    public init(
+    package init(
         timeout: Duration = .milliseconds(250),
         leaseDuration: Duration = .seconds(1),
         breakerFailures: Int = 5,

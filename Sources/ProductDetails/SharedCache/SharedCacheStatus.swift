@@ -1,6 +1,6 @@
 /// How the shared cache (fleet mode) took part in an answer: its own member of `Cache-Status`.
-public struct SharedCacheStatus: Sendable, Equatable {
-    public enum Result: Sendable, Equatable {
+package struct SharedCacheStatus: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         /// The page came from the shared cache.
         case hit
         /// It had no page: this replica loaded one (and `stored` tells whether it was shared).
@@ -14,24 +14,24 @@ public struct SharedCacheStatus: Sendable, Equatable {
     }
 
     /// Why a page this replica loaded was not stored in the shared cache.
-    public enum NotStored: String, Sendable, Equatable {
+    package enum NotStored: String, Sendable, Equatable {
         /// Another replica held the product's lease (a `no-cache` refresh does not wait for it).
         case leaseHeld = "lease-held"
         /// The shared cache did not answer, or its breaker is open.
         case unavailable
     }
 
-    public var result: Result
+    package var result: Result
     /// Freshness left in the shared cache, for hits; negative when stale.
-    public var ttlRemaining: Duration?
+    package var ttlRemaining: Duration?
     /// The page this replica loaded was stored for the fleet.
-    public var stored: Bool
+    package var stored: Bool
     /// This replica waited for another replica's load.
-    public var collapsed: Bool
+    package var collapsed: Bool
     /// Set when the page was not shared for a reason the client should see.
-    public var notStored: NotStored?
+    package var notStored: NotStored?
 
-    public init(result: Result, ttlRemaining: Duration? = nil, stored: Bool = false, collapsed: Bool = false, notStored: NotStored? = nil) {
+    package init(result: Result, ttlRemaining: Duration? = nil, stored: Bool = false, collapsed: Bool = false, notStored: NotStored? = nil) {
         self.result = result
         self.ttlRemaining = ttlRemaining
         self.stored = stored

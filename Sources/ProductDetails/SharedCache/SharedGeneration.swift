@@ -2,11 +2,11 @@
 /// everything) and the product's generation (changed by invalidating it). Random, never counted,
 /// so a token lost to eviction or a restart reads as a new one, and nothing stored under the
 /// old one can come back.
-public struct SharedGeneration: Sendable, Hashable {
-    public let epoch: String
-    public let generation: String
+package struct SharedGeneration: Sendable, Hashable {
+    package let epoch: String
+    package let generation: String
 
-    public init(epoch: String, generation: String) {
+    package init(epoch: String, generation: String) {
         self.epoch = epoch
         self.generation = generation
     }

@@ -1,13 +1,13 @@
 /// A page as the shared cache keeps it: the ready-to-write document and the windows it was
 /// stored with, so every replica serves it fresh, stale-while-revalidate or stale-if-error
 /// exactly as the replica that loaded it would.
-public struct SharedPage: Sendable, Equatable {
-    public let document: CachedDocument
-    public let ttl: Duration
-    public let staleIfError: Duration
-    public let staleWhileRevalidate: Duration
+package struct SharedPage: Sendable, Equatable {
+    package let document: CachedDocument
+    package let ttl: Duration
+    package let staleIfError: Duration
+    package let staleWhileRevalidate: Duration
 
-    public init(document: CachedDocument, ttl: Duration, staleIfError: Duration = .zero, staleWhileRevalidate: Duration = .zero) {
+    package init(document: CachedDocument, ttl: Duration, staleIfError: Duration = .zero, staleWhileRevalidate: Duration = .zero) {
         self.document = document
         self.ttl = ttl
         self.staleIfError = staleIfError
@@ -15,12 +15,12 @@ public struct SharedPage: Sendable, Equatable {
     }
 
     /// How long the shared cache keeps it: its TTL, then the longer stale window.
-    public var lifetime: Duration {
+    package var lifetime: Duration {
         ttl + max(staleIfError, staleWhileRevalidate)
     }
 
     /// Its standing `age` after it was stored.
-    public func standing(age: Duration) -> CacheLookup<CachedDocument> {
+    package func standing(age: Duration) -> CacheLookup<CachedDocument> {
         if age < ttl { return .fresh(document, remaining: ttl - age) }
         let staleness = age - ttl
         let revalidate = staleness < staleWhileRevalidate

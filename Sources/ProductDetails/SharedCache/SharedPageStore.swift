@@ -4,7 +4,7 @@
 ///
 /// Every call is bounded by `deadline` (on the service's time line) and either answers or throws
 /// ``SharedStoreFailure``: the caller then carries on without the shared cache.
-public protocol SharedPageStore: Sendable {
+package protocol SharedPageStore: Sendable {
     /// The page for `id`; when there is none, an attempt to take the product's load lease.
     func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead
 
@@ -34,7 +34,7 @@ public protocol SharedPageStore: Sendable {
 
 extension SharedPageStore {
     /// Stores the page and gives the lease up.
-    public func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
+    package func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         try await store(page, under: claim, keepingLease: false, deadline: deadline)
     }
 }

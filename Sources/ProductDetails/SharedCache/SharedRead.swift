@@ -1,5 +1,5 @@
 /// What the shared cache had for a product.
-public enum SharedRead: Sendable, Equatable {
+package enum SharedRead: Sendable, Equatable {
     /// A stored page, `age` after it was stored, under the product's current generation.
     case page(SharedPage, age: Duration, generation: SharedGeneration)
     /// No page, and this replica now holds the load lease: it loads and stores.

@@ -1,10 +1,10 @@
 /// How one read of the shared cache ended; a metrics label.
-public enum SharedReadResult: String, Sendable, CaseIterable {
+package enum SharedReadResult: String, Sendable, CaseIterable {
     case hit, miss, stale, error, timeout
 }
 
 /// How this replica took part in a product's fleet-wide load; a metrics label.
-public enum LeaseResult: String, Sendable, CaseIterable {
+package enum LeaseResult: String, Sendable, CaseIterable {
     /// It took the lease at once and loaded.
     case won
     /// Another replica held it; this one waited for its page.

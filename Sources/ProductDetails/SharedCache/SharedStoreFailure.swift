@@ -1,5 +1,5 @@
 /// Why a shared-cache call gave no answer. The caller goes on as a single node would.
-public enum SharedStoreFailure: Error, Sendable, Equatable {
+package enum SharedStoreFailure: Error, Sendable, Equatable {
     /// No reply before the call's deadline.
     case timedOut
     /// Not connected, refused, or an answer that made no sense; `detail` is for logs.
