@@ -31,8 +31,12 @@ package struct RedisPageStore: SharedPageStore {
         }
     }
 
-    /// The read script: the page (unless `page` is false) or else the lease.
-    private func read(id: String, page readsPage: Bool, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+    /// The read script: the page (unless `page` is false) or else the lease. A value that is not
+    /// a page of ours is deleted and the read made once more, so that the caller gets the lease
+    /// (or learns who holds it) instead of waiting for a load nobody runs.
+    private func read(
+        id: String, page readsPage: Bool, deadline: Duration, afterDeleting: Bool = false
+    ) async throws(SharedStoreFailure) -> SharedRead {
         let token = RandomToken.make()
         let reply = try await run(.script(
             SharedCacheScripts.read,
@@ -53,7 +57,8 @@ package struct RedisPageStore: SharedPageStore {
             guard let page = SharedPageCodec.decode(bytes), remaining > 0 else {
                 // Not ours to read (another format) or expiring right now: a miss, and gone.
                 _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id, at: generation)))), deadline: deadline)
-                return .loadingElsewhere
+                if afterDeleting { return .loadingElsewhere }
+                return try await read(id: id, page: readsPage, deadline: deadline, afterDeleting: true)
             }
             let age = max(.zero, page.lifetime - .milliseconds(remaining))
             return .page(page, age: age, generation: generation)

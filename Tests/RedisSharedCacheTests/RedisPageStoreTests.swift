@@ -182,7 +182,22 @@ struct RedisPageStoreTests {
         let claim = try await claim("p1")
         let key = keys.page(of: "p1", at: claim.generation)
         #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
-        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere, "the claim's holder loads it")
+        #expect(try await raw("EXISTS", .string(key)) == .integer(0))
+    }
+
+    /// With nobody loading, the reader of a value it cannot use gets the lease at once, rather
+    /// than an answer that would make it wait for a load nobody runs.
+    @Test func aValueInAnotherFormatWithNoLoadRunningIsDeletedAndTheLeaseTaken() async throws {
+        let first = try await claim("p1")
+        try await store.release(first, deadline: Self.far)
+        let key = keys.page(of: "p1", at: first.generation)
+        #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
+        guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the lease")
+            return
+        }
+        #expect(next.generation == first.generation)
         #expect(try await raw("EXISTS", .string(key)) == .integer(0))
     }
 
