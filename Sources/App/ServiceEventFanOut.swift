@@ -2,8 +2,9 @@ import ProductDetails
 
 /// The domain's events as the application hears them: every one is counted by the metrics, the
 /// upstream faults are also logged, and an upstream breaker that opens fails the calls queued for
-/// that upstream's connections at once. Metrics only count; lines and actions live here. The
-/// shared cache's events go to its own telemetry, in fleet mode.
+/// that upstream's connections at once. Metrics only count; lines and actions live here. In fleet
+/// mode the lease results the service reports go to the shared cache's telemetry, which its
+/// reads and breaker report to directly (`SharedCache` is made before this fan-out).
 struct ServiceEventFanOut: ServiceEvents {
     let metrics: ServiceMetrics
     let faultLog: UpstreamFaultLog
@@ -36,9 +37,7 @@ struct ServiceEventFanOut: ServiceEvents {
     func loadCancelled() { metrics.loadCancelled() }
     func loadRefused() { metrics.loadRefused() }
     func eviction(reason: String) { metrics.eviction(reason: reason) }
-    func sharedRead(_ result: SharedReadResult) { sharedCache?.sharedRead(result) }
     func lease(_ result: LeaseResult) { sharedCache?.lease(result) }
-    func sharedBreaker(_ state: CircuitBreaker.State) { sharedCache?.sharedBreaker(state) }
     func hedge(_ upstream: Upstream, _ result: HedgeResult) { metrics.hedge(upstream, result) }
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { metrics.partOmitted(part, reason) }
 }

@@ -204,7 +204,6 @@ final class ServiceMetrics: ServiceEvents {
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }
 
-
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {
         breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)]?.increment()
     }

@@ -33,7 +33,7 @@ extension ProductDetailsService {
                 action = machine.pauseEnded(now: time.now)
             case .answerFresh(let document, let remaining, let status):
                 return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
-            case .answerStale(let document, let staleness, let status, let refresh, let refreshStatus, let lease):
+            case .answerStale(let document, let staleness, let status, let refresh, let lease):
                 if let lease { events.lease(lease) }
                 if let refresh {
                     // As with a stale L1 page: refreshed without waiters, on a deadline of its own.
@@ -41,7 +41,7 @@ extension ProductDetailsService {
                         id: id, requestID: context.requestID, trace: context.trace, token: context.token,
                         deadline: time.now + settings.requestDeadline, executor: context.executor)
                     Task(executorPreference: context.executor) {
-                        _ = try? await self.loadUnderLease(context, claim: refresh, shared: shared, status: refreshStatus)
+                        _ = try? await self.loadUnderLease(context, claim: refresh, shared: shared, status: SharedCacheStatus(result: .stale))
                     }
                 }
                 return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))

@@ -39,11 +39,13 @@ struct LoopTimeSourceTests {
         let loop = group.loops[0]
         let clock = LoopTimeSource(fallbackLoop: loop)
         let ran = Atomic(false)
-        // Cancelled from off the loop, as a finished race may do; a later timer proves the loop
-        // went past the cancelled one's deadline.
+        // Cancelled from off the loop, as a finished race may do. A later action runs after the
+        // cancelled one's deadline on the same loop, so once it has run, the first would have too.
         let action = clock.schedule(after: .milliseconds(1)) { ran.store(true, ordering: .relaxed) }
         action.cancel()
-        try await Task(executorPreference: loop) { try await clock.sleep(for: .milliseconds(5)) }.value
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = clock.schedule(after: .milliseconds(5)) { continuation.resume() }
+        }
         let didRun = ran.load(ordering: .relaxed)
         #expect(!didRun)
     }

@@ -120,8 +120,7 @@ struct SharedLookupMachineTests {
         let read = SharedRead.page(Self.page, age: .seconds(70), generation: Self.generation)
         #expect(machine.readAnswered(read, now: .milliseconds(5)) == .claim(generation: Self.generation, deadline: .milliseconds(250)))
         #expect(machine.claimAnswered(Self.claim, now: .milliseconds(6)) == .answerStale(
-            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: Self.claim,
-            refreshStatus: Self.status(.stale), lease: .won))
+            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: Self.claim, lease: .won))
     }
 
     @Test func aStalePageAnotherReplicaRefreshesIsServedWithoutARefresh() {
@@ -130,8 +129,7 @@ struct SharedLookupMachineTests {
         let read = SharedRead.page(Self.page, age: .seconds(70), generation: Self.generation)
         _ = machine.readAnswered(read, now: .zero)
         #expect(machine.claimAnswered(nil, now: .zero) == .answerStale(
-            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil,
-            refreshStatus: Self.status(.stale), lease: nil))
+            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil, lease: nil))
     }
 
     /// Past stale-while-revalidate (usable on error only): the claim's holder loads it, as on a
@@ -153,8 +151,7 @@ struct SharedLookupMachineTests {
         _ = machine.start(now: .zero)
         let read = SharedRead.page(Self.page, age: .seconds(70), generation: Self.generation)
         #expect(machine.readAnswered(read, now: .milliseconds(250)) == .answerStale(
-            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil,
-            refreshStatus: Self.status(.stale), lease: nil))
+            Self.document, staleness: .seconds(10), status: Self.status(.stale, ttl: .seconds(-10)), refresh: nil, lease: nil))
     }
 
     /// A page past both stale windows is a miss, waited for like one.

@@ -26,10 +26,8 @@ struct SharedLookupMachine {
         /// Serve the shared page while it is fresh (`remaining` of its TTL left).
         case answerFresh(CachedDocument, remaining: Duration, status: SharedCacheStatus)
         /// Serve the shared page stale (`staleness` past its TTL), and, with `refresh`, refresh it
-        /// for the fleet in the background under that claim, its status being `refreshStatus`.
-        case answerStale(
-            CachedDocument, staleness: Duration, status: SharedCacheStatus, refresh: SharedClaim?, refreshStatus: SharedCacheStatus,
-            lease: LeaseResult?)
+        /// for the fleet in the background under that claim (a load nobody waits for).
+        case answerStale(CachedDocument, staleness: Duration, status: SharedCacheStatus, refresh: SharedClaim?, lease: LeaseResult?)
         /// Load from the upstreams: for the fleet under `claim`, or for this replica alone without one.
         case load(claim: SharedClaim?, status: SharedCacheStatus, lease: LeaseResult?)
         /// The wait would outlast the load's deadline: the load fails with
@@ -124,17 +122,15 @@ struct SharedLookupMachine {
         _ claim: SharedClaim?, document: CachedDocument, staleness: Duration, revalidate: Bool, now: Duration
     ) -> Action {
         let lease = claim == nil ? nil : leaseTaken
-        // RFC 9211: a stale copy found is `fwd=stale`, and `ttl` describes the response sent, which
-        // for a load is the new page, not the expired copy: no negative ttl.
-        let refreshing = status(.stale)
         if revalidate {
             // As with a stale L1 page: served now, refreshed by whoever got the lease.
             return finish(.answerStale(
-                document, staleness: staleness, status: status(.stale, ttlRemaining: .zero - staleness), refresh: claim,
-                refreshStatus: refreshing, lease: lease))
+                document, staleness: staleness, status: status(.stale, ttlRemaining: .zero - staleness), refresh: claim, lease: lease))
         }
         if let claim {
-            return finish(.load(claim: claim, status: refreshing, lease: lease))
+            // RFC 9211: a stale copy found is `fwd=stale`, and `ttl` describes the response sent,
+            // which is the new page, not the expired copy: no negative ttl.
+            return finish(.load(claim: claim, status: status(.stale), lease: lease))
         }
         // Past revalidation and another replica loads it: wait for its page as on a miss.
         return wait(now: now)

@@ -187,18 +187,12 @@ package struct RedisCommandConnectionStateMachine: Sendable {
 
     // MARK: Events from the socket
 
-    /// The TCP connection opened: the handshake starts (or, with nothing to send, commands flow).
+    /// The TCP connection opened: the handshake starts (it always has a step: `AUTH`, or `PING`).
     package mutating func connected(now: Duration) -> [Action] {
         guard case .connecting(let deadline) = state else { return [] }
-        var actions: [Action] = []
         reader.reset()
-        if handshake.steps.isEmpty {
-            becomeReady(now: now, into: &actions)
-        } else {
-            state = .handshaking(deadline: deadline, remaining: handshake.steps[...])
-            actions.append(.write(handshake.bytes))
-        }
-        return finish(actions)
+        state = .handshaking(deadline: deadline, remaining: handshake.steps[...])
+        return finish([.write(handshake.bytes)])
     }
 
     /// The TCP connection could not be opened (refused, unreachable, name not resolved).

@@ -19,7 +19,7 @@ struct RedisHandshake: Sendable, Equatable {
     }
 
     let steps: [Step]
-    /// The encoded commands, empty when there are none.
+    /// The encoded commands, written at once; never empty (`AUTH` or `PING` comes first).
     let bytes: [UInt8]
 
     /// `selectsDatabase` is false for the subscriber: channels do not belong to a database.
