@@ -2,7 +2,9 @@ import HTTP1
 import HTTPServer
 import ProductDetails
 
-/// `DELETE /cache/products/{id}` and `DELETE /cache`, behind `Authorization: Bearer $ADMIN_TOKEN`.
+/// `DELETE /cache/products/{id}`, `POST /cache/invalidations` (many products in one call) and
+/// `DELETE /cache`, behind `Authorization: Bearer $ADMIN_TOKEN`. A product's invalidation reaches
+/// its own page and every page that shows it.
 struct AdminRoutes {
     let service: ProductDetailsService
     /// Nil: the routes answer that they are turned off.
@@ -22,12 +24,40 @@ struct AdminRoutes {
             fleet?.published(reach, scope: .product(id))
             return Self.answer(reach)
         }
+        router.add(.post, "/cache/invalidations") { request, _ in
+            if let refusal = guardian.refusal(for: request) { return refusal }
+            switch BulkInvalidationBody.products(contentType: request.headers["Content-Type"], body: request.body) {
+            case .success(let ids):
+                let scope = InvalidationScope.products(ids)
+                let reach = await service.invalidate(scope)
+                fleet?.published(reach, scope: scope)
+                return Self.answer(reach)
+            case .failure(let problem):
+                return Self.refusal(problem)
+            }
+        }
         router.add(.delete, "/cache") { request, _ in
             if let refusal = guardian.refusal(for: request) { return refusal }
             let reach = await service.invalidate(.everything)
             fleet?.published(reach, scope: .everything)
             return Self.answer(reach)
         }
+    }
+
+    static func refusal(_ problem: BulkInvalidationBody.Problem) -> HTTPResponse {
+        let details = switch problem {
+        case .unsupportedMediaType(let type):
+            ProblemDetails(
+                status: HTTPStatus(code: 415),
+                detail: "Send the ids as Content-Type: application/json, not \"\(type.prefix(100))\".")
+        case .tooLarge:
+            ProblemDetails(status: HTTPStatus(code: 413), detail: "The body is over \(BulkInvalidationBody.maxBytes) bytes.")
+        case .invalid(let reason):
+            ProblemDetails(status: .badRequest, detail: reason + " Nothing was invalidated.")
+        }
+        var headers: HTTPHeaders = ["Cache-Control": "no-store"]
+        if case .unsupportedMediaType = problem { headers.add(name: "Accept-Post", value: "application/json") }
+        return details.response(headers: headers)
     }
 
     /// 204, with the number of replicas that received it in fleet mode; 503 when the fleet could

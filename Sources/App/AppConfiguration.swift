@@ -22,6 +22,9 @@ package struct AppConfiguration: Sendable {
     package var service = ServiceSettings()
     /// Bearer token for the admin routes; nil turns them off.
     package var adminToken: String?
+    /// The header listing the ids a page shows, for a CDN's purge by key (`Surrogate-Key`,
+    /// `Cache-Tag`, `xkey`); nil sends none.
+    package var surrogateKeyHeader: String?
     /// Products in the demo catalog.
     package var demoCatalogSize = 10_000
     /// Fleet mode: the Redis the replicas share; nil runs a single node.
@@ -121,7 +124,16 @@ package struct AppConfiguration: Sendable {
         service.maxInFlightLoads = try reader.int("MAX_INFLIGHT_LOADS", default: 10_000, in: 1...1_000_000, "distinct loads at once before 503")
         try readGrayFailure(&reader, into: &service)
         config.service = service
-        config.adminToken = reader.optionalString("ADMIN_TOKEN", "bearer token for DELETE /cache routes; unset turns them off", secret: true)
+        config.adminToken = reader.optionalString("ADMIN_TOKEN", "bearer token for the /cache invalidation routes; unset turns them off", secret: true)
+        if let name = reader.optionalString(
+            "SURROGATE_KEY_HEADER", "header listing the ids a page shows, for a CDN's purge by key (Surrogate-Key, Cache-Tag, xkey); unset sends none") {
+            guard SurrogateKeys.isAllowedHeaderName(name) else {
+                throw ConfigurationError(
+                    setting: "SURROGATE_KEY_HEADER",
+                    reason: "\"\(name)\" is not a header name of 1 to 64 token characters that the service does not already send")
+            }
+            config.surrogateKeyHeader = name
+        }
     }
 
     /// Breakers, an optional part's grace and hedging: why each default, docs/architecture.md

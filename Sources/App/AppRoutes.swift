@@ -7,11 +7,11 @@ import Timekeeping
 enum AppRoutes {
     static func front(
         service: ProductDetailsService, readiness: Readiness, metrics: ServiceMetrics, logger: Logger, adminToken: String?,
-        fleet: FleetRuntime? = nil, time: any TimeSource
+        surrogateKeyHeader: String? = nil, fleet: FleetRuntime? = nil, time: any TimeSource
     ) -> FrontHandler {
         var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
-        ProductRoutes(service: service).register(in: &router)
+        ProductRoutes(service: service, surrogateKeyHeader: surrogateKeyHeader).register(in: &router)
         AdminRoutes(service: service, token: adminToken, fleet: fleet).register(in: &router)
         MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
         return FrontHandler(router: router, metrics: metrics, logger: logger, time: time)

@@ -102,6 +102,7 @@ package final class Application: Sendable {
         let readiness = Readiness()
         let front = AppRoutes.front(
             service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
+            surrogateKeyHeader: configuration.surrogateKeyHeader,
             fleet: fleet, time: time)
         let server = HTTPServer(
             group: group, configuration: configuration.server, time: time,

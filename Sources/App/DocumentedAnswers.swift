@@ -15,6 +15,7 @@ enum DocumentedAnswers {
         Operation(route: "/products", method: "GET", codes: [200, 400, 503]),
         Operation(route: "/products", method: "HEAD", codes: [200, 400, 503]),
         Operation(route: "/cache/products/{id}", method: "DELETE", codes: [204, 400, 401, 403, 404, 503]),
+        Operation(route: "/cache/invalidations", method: "POST", codes: [204, 400, 401, 403, 413, 415, 503]),
         Operation(route: "/cache", method: "DELETE", codes: [204, 401, 403, 503]),
         Operation(route: "/metrics", method: "GET", codes: [200]),
         Operation(route: "/metrics", method: "HEAD", codes: [200]),

@@ -8,16 +8,19 @@ import Timekeeping
 /// freshness and RFC 9211 `Cache-Status` on every answer.
 struct ProductRoutes {
     let service: ProductDetailsService
+    /// `SURROGATE_KEY_HEADER`: a page lists the ids it shows under this name.
+    var surrogateKeyHeader: String?
 
     func register(in router: inout Router) {
         let service = self.service
+        let surrogateKeyHeader = self.surrogateKeyHeader
         // One cache look-up, on the loop thread: a fresh page is answered at once; anything else
         // goes on from that look-up in a task.
         router.add(.get, "/products/{id}", responder: { request, context in
             switch service.lookUpDetail(id: request.pathParameters["id"] ?? "", noCache: Self.asksForNoCache(request)) {
             case .answered(let answer):
                 (context.annotation as? RequestRecord)?.answered(from: answer.cache)
-                return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl))
+                return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
             case .pending(let pending):
                 return .later { request, context in
                     do throws(ProductDetailsError) {
@@ -25,7 +28,7 @@ struct ProductRoutes {
                             after: pending, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
                         RequestRecord.current?.answered(from: answer.cache)
                         RequestRecord.current?.joinedLoad(of: answer)
-                        return Self.response(for: answer, request: request, ttl: service.settings.ttl)
+                        return Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader)
                     } catch {
                         return Self.problem(error)
                     }
@@ -79,7 +82,7 @@ struct ProductRoutes {
     }
 
     /// Written as wire-form fields: this is the hot path of a cached page.
-    static func response(for answer: DetailAnswer, request: HTTPRequest, ttl: Duration) -> HTTPResponse {
+    static func response(for answer: DetailAnswer, request: HTTPRequest, ttl: Duration, surrogateKeyHeader: String? = nil) -> HTTPResponse {
         let document = answer.document
         var fields = FieldBlock(reservingCapacity: 256)
         if ttl == .zero {
@@ -93,6 +96,9 @@ struct ProductRoutes {
         fields.field("Cache-Status") { appendCacheStatus(answer.cache, to: &$0) }
         if document.status == 200 {
             fields.add("ETag", document.etag)
+            if let surrogateKeyHeader {
+                fields.add(checkedName: surrogateKeyHeader, SurrogateKeys.value(for: document.shownProducts))
+            }
             if request.headers.contains("If-None-Match"),
                EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
                 return HTTPResponse(status: .notModified, fields: fields)

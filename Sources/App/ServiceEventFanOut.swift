@@ -40,4 +40,6 @@ struct ServiceEventFanOut: ServiceEvents {
     func lease(_ result: LeaseResult) { sharedCache?.lease(result) }
     func hedge(_ upstream: Upstream, _ result: HedgeResult) { metrics.hedge(upstream, result) }
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { metrics.partOmitted(part, reason) }
+    func invalidated(_ scope: InvalidationScope) { metrics.invalidated(scope) }
+    func dependentPageDropped() { metrics.dependentPageDropped() }
 }

@@ -24,6 +24,9 @@ final class ServiceMetrics: ServiceEvents {
     private let breakerTransitions: [UpstreamStateKey: Counter]
     private let hedges: [HedgeResult: Counter]
     private let omissions: [OmissionKey: Counter]
+    private let invalidations: [String: Counter]
+    private let invalidatedProducts: Counter
+    private let dependentPagesDropped: Counter
     init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
         // Label values known in advance exist at zero from the start (as the breaker, hedge and
@@ -99,6 +102,17 @@ final class ServiceMetrics: ServiceEvents {
             }
         }
         self.omissions = omissions
+        let registry = self.registry
+        invalidations = Dictionary(uniqueKeysWithValues: InvalidationScope.oneOfEachLabel.map { scope in
+            (scope.label, registry.counter(
+                "invalidations_total", help: "Invalidations this replica was asked for, by scope (product, bulk, all).",
+                labels: [("scope", scope.label)]))
+        })
+        invalidatedProducts = registry.counter(
+            "invalidated_products_total", help: "Product ids invalidated through this replica (one per id of a bulk invalidation).")
+        dependentPagesDropped = registry.counter(
+            "dependent_pages_dropped_total",
+            help: "Locally cached pages dropped, when next looked up, because a product they show was invalidated.")
     }
 
     /// Gauges read at scrape time from the parts that own the numbers.
@@ -214,6 +228,15 @@ final class ServiceMetrics: ServiceEvents {
 
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {
         omissions[OmissionKey(part: part, reason: reason)]?.increment()
+    }
+
+    func invalidated(_ scope: InvalidationScope) {
+        invalidations[scope.label]?.increment()
+        invalidatedProducts.increment(by: scope.ids.count)
+    }
+
+    func dependentPageDropped() {
+        dependentPagesDropped.increment()
     }
 
     /// Evictions happen on the insert path of a busy cache: the three series are looked up once,

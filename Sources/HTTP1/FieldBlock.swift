@@ -23,6 +23,22 @@ package struct FieldBlock: Sendable, Equatable {
         add(name, bytes: UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
     }
 
+    /// Whether `name` may name a field (an RFC 9110 token).
+    package static func isFieldName(_ name: String) -> Bool {
+        ASCII.isToken(name.utf8)
+    }
+
+    /// A field whose name is known only at run time (a setting), checked as a token when it was
+    /// read; checked again here in debug builds.
+    package mutating func add(checkedName name: String, _ value: String) {
+        assert(Self.isFieldName(name), "\(name) is not a field name")
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(ASCII.colon)
+        bytes.append(ASCII.space)
+        append(value)
+        endField()
+    }
+
     /// `name: <decimal value>`.
     package mutating func add(_ name: StaticString, decimal value: Int) {
         beginField(name)

@@ -10,16 +10,27 @@ package struct CachedDocument: Sendable, Equatable {
     package let etag: String
     /// Parts left out because their upstream failed; such a document is cached only briefly.
     package let missing: [DetailPart]
+    /// The ids of the products the page shows, its own first, then each suggested one (valid ids
+    /// only, once each). Invalidating any of them makes the page unservable, and a CDN in front
+    /// purges by them (`SURROGATE_KEY_HEADER`). Empty for a 404 document.
+    package let shownProducts: [String]
 
-    package init(status: Int, body: [UInt8], missing: [DetailPart] = []) {
+    package init(status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = []) {
         self.status = status
         self.body = body
         self.etag = EntityTag.strong(for: body)
         self.missing = missing
+        self.shownProducts = shownProducts
     }
 
-    /// The bytes this document holds in the cache (body, tag and a fixed overhead).
+    /// The products other than its own whose invalidation reaches this page.
+    var dependencies: ArraySlice<String> {
+        shownProducts.dropFirst()
+    }
+
+    /// The bytes this document holds in the cache (body, tag, the ids it shows and a fixed
+    /// overhead).
     var cacheCost: Int {
-        body.count + etag.utf8.count + 64
+        body.count + etag.utf8.count + 64 + shownProducts.reduce(0) { $0 + $1.utf8.count + 16 }
     }
 }

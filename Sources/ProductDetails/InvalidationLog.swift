@@ -1,6 +1,6 @@
 /// Remembers which keys were invalidated at which generation, within a fixed memory bound.
 ///
-/// Invalidating bumps a generation counter. A store carrying a token older than the key's last
+/// Invalidating bumps a generation counter (once for a bulk of keys). A store carrying a token older than the key's last
 /// invalidation, or older than the last invalidate-all, is refused. So that the per-key map cannot
 /// grow forever, only the most recent `capacity` per-key invalidations are kept; forgetting an
 /// older one raises `forgottenBefore`, and any token older than that is conservatively treated as
@@ -26,9 +26,16 @@ struct InvalidationLog<Key: Hashable> {
     }
 
     mutating func invalidate(_ key: Key) {
+        invalidate(CollectionOfOne(key))
+    }
+
+    /// Invalidates every key of `keys` at one new generation.
+    mutating func invalidate(_ keys: some Sequence<Key>) {
         generation += 1
-        generationByKey[key] = generation
-        history.append((generation, key))
+        for key in keys {
+            generationByKey[key] = generation
+            history.append((generation, key))
+        }
         while history.count - head > capacity {
             let forgotten = history[head]
             head += 1
@@ -50,6 +57,11 @@ struct InvalidationLog<Key: Hashable> {
         generationByKey.removeAll()
         history.removeAll()
         head = 0
+    }
+
+    /// Whether none of `keys` was invalidated after `token` was taken.
+    func allowsStore(for keys: some Sequence<Key>, token: LoadToken) -> Bool {
+        keys.allSatisfy { allowsStore(for: $0, token: token) }
     }
 
     func allowsStore(for key: Key, token: LoadToken) -> Bool {

@@ -7,6 +7,14 @@ struct CacheEntry<Key: Hashable, Value> {
     var freshFor: Duration
     var staleIfError: Duration
     var staleWhileRevalidate: Duration
+    /// Other keys whose invalidation makes this entry unservable.
+    var dependencies: [Key] = []
+    /// The generation the load that made it started at: a dependency invalidated after it
+    /// reaches the entry.
+    var token = LoadToken(generation: 0)
+    /// The generation at which its dependencies were last found valid; while nothing has been
+    /// invalidated since, a lookup need not check them again.
+    var checkedAt: UInt64 = 0
 }
 
 /// The storage of ``ResponseCache``: entries in array slots threaded on an intrusive doubly linked
@@ -41,6 +49,11 @@ struct LRUEntries<Key: Hashable, Value> {
 
     func entry(at position: Int) -> CacheEntry<Key, Value>? {
         slots[position].entry
+    }
+
+    /// Notes that the entry at `position` had its dependencies checked at `generation`.
+    mutating func markChecked(at position: Int, generation: UInt64) {
+        slots[position].entry?.checkedAt = generation
     }
 
     /// Moves the entry at `position` to the most recently used end.

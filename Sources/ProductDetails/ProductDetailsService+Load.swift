@@ -248,7 +248,8 @@ extension ProductDetailsService {
         }
         let detail = ProductDetail(
             product: product, reviews: take(.reviews, reviews), suggested: take(.suggested, suggested), missing: missing)
-        let document = CachedDocument(status: 200, body: DetailEncoder.encode(detail), missing: missing)
+        let document = CachedDocument(
+            status: 200, body: DetailEncoder.encode(detail), missing: missing, shownProducts: Self.shownProducts(in: detail, id: context.id))
         let ttl = missing.isEmpty ? settings.ttl : min(settings.degradedTTL, settings.ttl)
         var loaded = store(document, for: context.id, ttl: ttl, staleWindows: true, token: context.token)
         loaded.withoutWaiting = withoutWaiting
@@ -272,6 +273,15 @@ extension ProductDetailsService {
         return loaded.storedFor == nil ? nil : loaded
     }
 
+    /// The page's own id, then each valid suggested id once: what the page depends on.
+    static func shownProducts(in detail: ProductDetail, id: String) -> [String] {
+        var shown = [id]
+        for suggestion in detail.suggested where isValidID(suggestion.id) && !shown.contains(suggestion.id) {
+            shown.append(suggestion.id)
+        }
+        return shown
+    }
+
     private func store(_ document: CachedDocument, for id: String, ttl: Duration, staleWindows: Bool, token: LoadToken) -> LoadedDocument {
         guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: document, storedFor: nil) }
         let page = SharedPage(
@@ -281,7 +291,8 @@ extension ProductDetailsService {
         )
         let stored = cache.store(
             document, for: id, cost: document.cacheCost, ttl: ttl,
-            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, token: token
+            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate,
+            dependencies: Array(document.dependencies), token: token
         )
         // A load an invalidation overtook here is not shared either; the store would refuse it anyway.
         return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: stored ? page : nil)

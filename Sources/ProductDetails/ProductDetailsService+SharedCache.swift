@@ -60,7 +60,8 @@ extension ProductDetailsService {
         guard settings.ttl > .zero else { return }
         cache.store(
             page.document, for: id, cost: page.document.cacheCost, ttl: page.ttl,
-            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, age: age, token: token
+            staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, age: age,
+            dependencies: Array(page.document.dependencies), token: token
         )
     }
 

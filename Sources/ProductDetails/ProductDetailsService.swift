@@ -143,11 +143,13 @@ package final class ProductDetailsService: Sendable {
         return DetailAnswer(document: document, cache: CacheOutcome(result: .hit, ttlRemaining: remaining))
     }
 
-    /// Forgets what `scope` reaches: the cached documents go, a load already running may still
-    /// answer the requests waiting for it but is never stored, and requests arriving from now on
-    /// never join it. In fleet mode every replica is told to do the same.
+    /// Forgets what `scope` reaches: the cached documents go (a product's own page, and every
+    /// page that shows it), a load already running may still answer the requests waiting for it
+    /// but is never stored, and requests arriving from now on never join it. In fleet mode every
+    /// replica is told to do the same.
     @discardableResult
     package func invalidate(_ scope: InvalidationScope) async -> InvalidationReach {
+        events.invalidated(scope)
         dropCachedCopies(scope)
         await stopJoiningLoads(scope)
         guard let shared else { return .local }
@@ -161,22 +163,24 @@ package final class ProductDetailsService: Sendable {
     }
 
     /// The synchronous half of an invalidation on this replica: the cached copies go and loads
-    /// that began before may no longer store, at once, on the caller's thread. An invalidation
-    /// another replica sent is handled on an event loop, where waiting for an actor would delay
-    /// it: it calls this at once, then ``stopJoiningLoads(_:)``.
+    /// that began before may no longer store, at once, on the caller's thread. A page showing an
+    /// invalidated product goes when next looked up, so this costs the same however many pages
+    /// show it. An invalidation another replica sent is handled on an event loop, where waiting
+    /// for an actor would delay it: it calls this at once, then ``stopJoiningLoads(_:)``.
     package func dropCachedCopies(_ scope: InvalidationScope) {
         switch scope {
         case .product(let id): cache.invalidate(id)
+        case .products(let ids): cache.invalidate(ids)
         case .everything: cache.invalidateAll()
         }
     }
 
-    /// The other half: requests from now on do not join a load already running in `scope`.
+    /// The other half: requests from now on do not join a load already running in `scope`. Any
+    /// running load may show an invalidated product among its suggestions, which are known only
+    /// once they arrive, so a product's invalidation detaches them all: the few loads running at
+    /// that moment cost one more load each for the requests that come next.
     package func stopJoiningLoads(_ scope: InvalidationScope) async {
-        switch scope {
-        case .product(let id): await inFlight.detach(id)
-        case .everything: await inFlight.detachAll()
-        }
+        await inFlight.detachAll()
     }
 
     /// The circuit breaker of `upstream`'s calls.

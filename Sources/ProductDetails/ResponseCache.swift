@@ -15,8 +15,9 @@ import Timekeeping
 ///   stale while inside its stale-while-revalidate or stale-if-error window, then is removed on
 ///   the next lookup (reported as an `"expired"` eviction).
 /// - Invalidation bumps a generation (``InvalidationLog``): a load takes a ``LoadToken`` before it
-///   starts, and its ``store(_:for:cost:ttl:staleIfError:staleWhileRevalidate:token:)`` is refused
-///   if the key or everything was invalidated meanwhile, so a forgotten answer never comes back.
+///   starts, and its store is refused if the key, one of its dependencies (the other products a
+///   page shows) or everything was invalidated meanwhile, so a forgotten answer never comes back.
+///   An entry whose dependency is invalidated later is dropped when next looked up.
 package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var entries = LRUEntries<Key, Value>()
@@ -39,7 +40,7 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         maxBytes: Int,
         time: any TimeSource,
         events: any ServiceEvents = NoEvents(),
-        invalidationMemory: Int = 4096
+        invalidationMemory: Int = 16_384
     ) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
@@ -79,19 +80,31 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         return nanoseconds == .max ? nil : .nanoseconds(nanoseconds)
     }
 
-    /// Finds `key`, marking it recently used; removes it if it is past every window.
+    /// Finds `key`, marking it recently used; removes it if it is past every window, or if a
+    /// product it depends on was invalidated after its load began.
     package func lookup(_ key: Key) -> CacheLookup<Value> {
         let now = time.now
         let cap = freshnessCap
-        let (result, expired) = state.withLock { state -> (CacheLookup<Value>, Bool) in
+        let (result, dropped) = state.withLock { state -> (CacheLookup<Value>, DropReason?) in
             guard let position = state.entries.position(of: key), let entry = state.entries.entry(at: position) else {
-                return (.miss, false)
+                return (.miss, nil)
+            }
+            // Dependencies are checked when read, not purged when invalidated, so a purge costs
+            // the same however many pages show the product; an unchanged generation (nothing
+            // invalidated since the last check) skips the check.
+            let generation = state.invalidations.generation
+            if entry.checkedAt != generation, !entry.dependencies.isEmpty {
+                guard state.invalidations.allowsStore(for: entry.dependencies, token: entry.token) else {
+                    state.entries.remove(key)
+                    return (.miss, .dependencyInvalidated)
+                }
+                state.entries.markChecked(at: position, generation: generation)
             }
             let age = now - entry.storedAt
             let trustedFor = cap.map { min($0, entry.freshFor) } ?? entry.freshFor
             if age < trustedFor {
                 state.entries.touch(at: position)
-                return (.fresh(entry.value, remaining: trustedFor - age), false)
+                return (.fresh(entry.value, remaining: trustedFor - age), nil)
             }
             let staleness = max(.zero, age - entry.freshFor)
             // Within its TTL only the cap made it stale: refreshed in the background, like a page
@@ -100,13 +113,22 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
             let usableOnError = staleness < entry.staleIfError || age < entry.freshFor
             guard revalidate || usableOnError else {
                 state.entries.remove(key)
-                return (.miss, true)
+                return (.miss, .expired)
             }
             state.entries.touch(at: position)
-            return (.stale(entry.value, age: staleness, revalidate: revalidate, usableOnError: usableOnError), false)
+            return (.stale(entry.value, age: staleness, revalidate: revalidate, usableOnError: usableOnError), nil)
         }
-        if expired { events.eviction(reason: "expired") }
+        switch dropped {
+        case .expired?: events.eviction(reason: "expired")
+        case .dependencyInvalidated?: events.dependentPageDropped()
+        case nil: break
+        }
         return result
+    }
+
+    private enum DropReason {
+        case expired
+        case dependencyInvalidated
     }
 
     /// The generation snapshot a load must take before it starts, and hand back to `store`.
@@ -119,8 +141,9 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
     ///
     /// - Parameter age: how long ago the value was made (a page read from the shared cache was
     ///   stored there earlier): its windows count from then, so it expires when its origin does.
-    /// - Returns: `false` when refused: `key` or everything was invalidated after `token` was
-    ///   taken, or `cost` alone exceeds `maxBytes`.
+    /// - Parameter dependencies: other keys whose invalidation makes this entry unservable.
+    /// - Returns: `false` when refused: `key`, one of its `dependencies` or everything was
+    ///   invalidated after `token` was taken, or `cost` alone exceeds `maxBytes`.
     @discardableResult
     package func store(
         _ value: Value,
@@ -130,16 +153,21 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         staleIfError: Duration = .zero,
         staleWhileRevalidate: Duration = .zero,
         age: Duration = .zero,
+        dependencies: [Key] = [],
         token: LoadToken
     ) -> Bool {
         let now = time.now
-        let entry = CacheEntry(
+        var entry = CacheEntry(
             key: key, value: value, cost: max(0, cost), storedAt: now - max(.zero, age),
-            freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate
+            freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate,
+            dependencies: dependencies, token: token
         )
         let (stored, evictions) = state.withLock { state -> (Bool, [String]) in
-            guard state.invalidations.allowsStore(for: key, token: token) else { return (false, []) }
+            guard state.invalidations.allowsStore(for: key, token: token),
+                  state.invalidations.allowsStore(for: dependencies, token: token)
+            else { return (false, []) }
             guard entry.cost <= maxBytes, maxEntries > 0 else { return (false, []) }
+            entry.checkedAt = state.invalidations.generation
             state.entries.insert(entry)
             var evictions: [String] = []
             // The new entry is the newest and fits on its own, so these loops never evict it.
@@ -162,6 +190,15 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         state.withLock { state in
             state.invalidations.invalidate(key)
             state.entries.remove(key)
+        }
+    }
+
+    /// Forgets every key of `keys` (one generation for all) and refuses stores from loads that
+    /// started before now.
+    package func invalidate(_ keys: [Key]) {
+        state.withLock { state in
+            state.invalidations.invalidate(keys)
+            for key in keys { state.entries.remove(key) }
         }
     }
 

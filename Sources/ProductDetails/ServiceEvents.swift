@@ -47,6 +47,10 @@ package protocol ServiceEvents: Sendable {
     func hedge(_ upstream: Upstream, _ result: HedgeResult)
     /// A page was answered without an optional part, and why.
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason)
+    /// This replica was asked to invalidate `scope` (`DELETE` or the bulk `POST`).
+    func invalidated(_ scope: InvalidationScope)
+    /// A cached page was dropped because a product it shows was invalidated after its load began.
+    func dependentPageDropped()
 }
 
 extension ServiceEvents {
@@ -68,6 +72,8 @@ extension ServiceEvents {
     package func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {}
     package func hedge(_ upstream: Upstream, _ result: HedgeResult) {}
     package func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}
+    package func invalidated(_ scope: InvalidationScope) {}
+    package func dependentPageDropped() {}
 }
 
 /// Events that go nowhere: the default when no metrics backend is wired.

@@ -124,9 +124,24 @@ package struct RedisPageStore: SharedPageStore {
         switch scope {
         case .product(let id):
             try await replace(keys.generation(of: id), lifetime: generationLifetime, announcing: scope, deadline: deadline)
+        case .products(let ids):
+            try await replaceEach(ids.map(keys.generation(of:)), lifetime: generationLifetime, announcing: scope, deadline: deadline)
         case .everything:
             try await replace(keys.epoch, lifetime: .zero, announcing: scope, deadline: deadline)
         }
+    }
+
+    /// Gives every key of `keys` a new random token and publishes `message` once.
+    private func replaceEach(_ keys: [String], lifetime: Duration, announcing message: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        let reply = try await run(.script(
+            SharedCacheScripts.invalidateEach, keys: keys.map { .string($0) },
+            arguments: [
+                .string(RandomToken.make()), .integer(lifetime.wholeMilliseconds),
+                .string(self.keys.invalidationChannel), .bytes(message.payload),
+            ]
+        ), deadline: deadline)
+        guard let receivers = reply.integer else { throw unexpected(reply) }
+        return Int(receivers)
     }
 
     /// Gives `key` a new random token and publishes `message`; returns its receivers.

@@ -74,4 +74,13 @@ enum SharedCacheScripts {
     end
     return redis.call('PUBLISH', ARGV[3], ARGV[4])
     """)
+
+    /// KEYS: generations. ARGV: new token prefix, lifetime ms, channel, message. Each key gets
+    /// the token with its position appended; returns how many subscribers received the message.
+    static let invalidateEach = RedisScript("""
+    for i, key in ipairs(KEYS) do
+      redis.call('SET', key, ARGV[1] .. '-' .. i, 'PX', ARGV[2])
+    end
+    return redis.call('PUBLISH', ARGV[3], ARGV[4])
+    """)
 }

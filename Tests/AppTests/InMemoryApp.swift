@@ -47,7 +47,7 @@ struct InMemoryApp {
         }
     }
 
-    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, fleet: Bool) {
+    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, surrogateKeyHeader: String?, fleet: Bool) {
         loop = group.loops[0]
         upstream = InMemoryUpstream(time: time)
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
@@ -56,7 +56,7 @@ struct InMemoryApp {
         service = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
-            time: time)
+            surrogateKeyHeader: surrogateKeyHeader, time: time)
     }
 
     private static func replica(
@@ -75,11 +75,12 @@ struct InMemoryApp {
     /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off; `fleet` gives
     /// it an in-memory shared cache (``sharedStore``).
     static func with(
-        settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken, fleet: Bool = false,
+        settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken,
+        surrogateKeyHeader: String? = nil, fleet: Bool = false,
         _ body: (InMemoryApp) async throws -> Void
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
-        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken, fleet: fleet)
+        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet)
         let outcome: Result<Void, any Error>
         do {
             try await body(app)
@@ -94,15 +95,17 @@ struct InMemoryApp {
         try outcome.get()
     }
 
-    /// One request, as its bytes would arrive: `GET /products/p1` with `headers`.
-    func request(_ target: String, method: HTTPMethod = .get, headers: [(String, String)] = []) async throws -> Answer {
-        let fields = ([("Host", "t")] + headers).map { "\($0.0): \($0.1)\r\n" }.joined()
+    /// One request, as its bytes would arrive: `GET /products/p1` with `headers` (and `body`,
+    /// with its `Content-Length`).
+    func request(_ target: String, method: HTTPMethod = .get, headers: [(String, String)] = [], body: [UInt8] = []) async throws -> Answer {
+        let length = body.isEmpty ? [] : [("Content-Length", String(body.count))]
+        let fields = ([("Host", "t")] + headers + length).map { "\($0.0): \($0.1)\r\n" }.joined()
         var parser = HTTPRequestParser()
         let head = try Array("\(method.rawValue) \(target) HTTP/1.1\r\n\(fields)\r\n".utf8).withUnsafeBytes { bytes in
             guard case .head(let head) = try parser.parse(bytes).event else { throw InMemoryAppError.incompleteHead }
             return head
         }
-        var request = HTTPRequest(head: head)
+        var request = HTTPRequest(head: head, body: body)
         var context = RequestContext(loop: loop, receivedAt: .now)
         let answer = front.respond(to: &request, context: &context)
         let immediate = if case .now = answer { true } else { false }
@@ -113,6 +116,14 @@ struct InMemoryApp {
 
     func delete(_ target: String, token: String? = InMemoryApp.adminToken) async throws -> Answer {
         try await request(target, method: .delete, headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    /// `POST /cache/invalidations` with `body`, as JSON unless `contentType` says otherwise.
+    func invalidate(
+        body: String, contentType: String? = "application/json", token: String? = InMemoryApp.adminToken
+    ) async throws -> Answer {
+        let headers = (token.map { [("Authorization", "Bearer \($0)")] } ?? []) + (contentType.map { [("Content-Type", $0)] } ?? [])
+        return try await request("/cache/invalidations", method: .post, headers: headers, body: Array(body.utf8))
     }
 
     /// Moves time on in `step`s whenever a task sleeps on it, until `condition` holds (a load

@@ -85,6 +85,8 @@ final class RecordingEvents: ServiceEvents {
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) { record("breaker \(upstream.rawValue) \(state.label)") }
     func hedge(_ upstream: Upstream, _ result: HedgeResult) { record("hedge \(upstream.rawValue) \(result.rawValue)") }
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { record("omitted \(part.rawValue) \(reason.rawValue)") }
+    func invalidated(_ scope: InvalidationScope) { record("invalidated \(scope.label) \(scope.ids.count)") }
+    func dependentPageDropped() { record("dependentDropped") }
     func sharedRead(_ result: SharedReadResult) { record("read \(result.rawValue)") }
     func lease(_ result: LeaseResult) { record("lease \(result.rawValue)") }
     func sharedBreaker(_ state: CircuitBreaker.State) { record("shared breaker \(state.label)") }

@@ -201,6 +201,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
         try answer { state in
             switch scope {
             case .product(let id): state.generations[id] = state.token("g")
+            case .products(let ids): for id in ids { state.generations[id] = state.token("g") }
             case .everything: state.epoch = state.token("e")
             }
             state.invalidated.append(scope)

@@ -18,7 +18,7 @@ final class SharedCacheMetrics: Sendable {
     private let subscriberConnected: Gauge
     private let reconnects: [String: Counter]
     init(registry: MetricsRegistry) {
-        let scopes = [InvalidationScope.product(""), .everything].map { ($0.label, $0.label) }
+        let scopes = InvalidationScope.oneOfEachLabel.map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
             Dictionary(uniqueKeysWithValues: keys.map { key, value in
                 (key, registry.counter(name, help: help, labels: [(label, value)]))
