@@ -422,7 +422,7 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
         replicas = [port for _, port in start_replicas(
             3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
         probes = [Probe(port) for port in replicas]
-        watcher = subscribe(redis_port, "pd:v1:invalidations")
+        watcher = subscribe(redis_port, "pd:v2:invalidations")
         before = [metrics(port) for port in replicas]
         results, delivered, round_trips = [], [], []
         receivers = {}

@@ -30,7 +30,7 @@ package struct AppConfiguration: Sendable {
     /// Fleet mode: the Redis the replicas share; nil runs a single node.
     package var redisURL: RedisURL?
     /// The versioned prefix of every key and channel in Redis.
-    package var redisKeyPrefix = "pd:v1:"
+    package var redisKeyPrefix = "pd:v2:"
     package var sharedCache = SharedCacheSettings()
     /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
     /// start-up check of edge-triggered polling fails and the service polls level-triggered.
@@ -174,7 +174,7 @@ package struct AppConfiguration: Sendable {
                 throw ConfigurationError(setting: "REDIS_URL", reason: error.detail)
             }
         }
-        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v1:", "prefix of every Redis key and channel; change the version when the stored format changes")
+        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v2:", "prefix of every Redis key and channel; change the version when the stored format changes")
         guard (1...64).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw ConfigurationError(setting: "REDIS_KEY_PREFIX", reason: "use 1 to 64 printable ASCII characters without spaces")
         }

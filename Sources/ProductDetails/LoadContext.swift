@@ -7,6 +7,10 @@ struct LoadContext: Sendable {
     let trace: TraceContext?
     /// Taken before the load began: a store an invalidation overtook is refused.
     let token: LoadToken
+    /// Fleet mode: the latest fleet invalidation known when the load began, stamped on the page
+    /// it shares; `nil` on a single node, or before this replica read the fleet's log (then the
+    /// page is not shared).
+    let stamp: UInt64?
     /// Absolute, on the service's time line: bounds the whole load, retries and waits included.
     let deadline: Duration
     /// Where the load's own tasks run (the starting request's event loop).

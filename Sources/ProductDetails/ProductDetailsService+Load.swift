@@ -48,7 +48,7 @@ extension ProductDetailsService {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
-            id: id, requestID: requestID, trace: trace, token: cache.loadToken(for: id),
+            id: id, requestID: requestID, trace: trace, token: cache.loadToken(for: id), stamp: shared?.stamp,
             deadline: time.now + settings.requestDeadline, executor: executor)
         var traced: AnswerEarly?
         if let early {
@@ -182,7 +182,7 @@ extension ProductDetailsService {
         case .failure(.notFound):
             // Leaving the scope cancels the other two calls: nobody needs them now.
             let document = CachedDocument(status: 404, body: ProductDetailsError.notFound(id: context.id).problemJSON)
-            return store(document, for: context.id, ttl: settings.notFoundTTL, staleWindows: false, token: context.token)
+            return store(document, context, ttl: settings.notFoundTTL, staleWindows: false)
         case .failure(.cancelled):
             throw CancellationError()
         case .failure(.circuitOpen):
@@ -251,7 +251,7 @@ extension ProductDetailsService {
         let document = CachedDocument(
             status: 200, body: DetailEncoder.encode(detail), missing: missing, shownProducts: Self.shownProducts(in: detail, id: context.id))
         let ttl = missing.isEmpty ? settings.ttl : min(settings.degradedTTL, settings.ttl)
-        var loaded = store(document, for: context.id, ttl: ttl, staleWindows: true, token: context.token)
+        var loaded = store(document, context, ttl: ttl, staleWindows: true)
         loaded.withoutWaiting = withoutWaiting
         return loaded
     }
@@ -282,20 +282,23 @@ extension ProductDetailsService {
         return shown
     }
 
-    private func store(_ document: CachedDocument, for id: String, ttl: Duration, staleWindows: Bool, token: LoadToken) -> LoadedDocument {
+    private func store(_ document: CachedDocument, _ context: LoadContext, ttl: Duration, staleWindows: Bool) -> LoadedDocument {
         guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: document, storedFor: nil) }
         let page = SharedPage(
             document: document, ttl: ttl,
             staleIfError: staleWindows ? settings.staleIfError : .zero,
-            staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero
+            staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero,
+            stamp: context.stamp ?? 0
         )
         let stored = cache.store(
-            document, for: id, cost: document.cacheCost, ttl: ttl,
+            document, for: context.id, cost: document.cacheCost, ttl: ttl,
             staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate,
-            dependencies: Array(document.dependencies), token: token
+            dependencies: Array(document.dependencies), token: context.token
         )
-        // A load an invalidation overtook here is not shared either; the store would refuse it anyway.
-        return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: stored ? page : nil)
+        // A load an invalidation overtook here is not shared either; the store would refuse it
+        // anyway. Nor is one whose stamp could not be had (fleet mode, before the log was read).
+        let shareable = stored && (shared == nil || context.stamp != nil)
+        return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: shareable ? page : nil)
     }
 
     /// One upstream call through its retrier, its failure as a value.

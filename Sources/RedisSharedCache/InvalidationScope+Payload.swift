@@ -10,6 +10,16 @@ extension InvalidationScope {
         }
     }
 
+    /// A message of the invalidation channel: `<sequence> <payload>`; `nil` for one this
+    /// version does not read (a newer release's): ignored.
+    package static func message(_ bytes: [UInt8]) -> (sequence: UInt64, scope: InvalidationScope)? {
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
+              let digits = String(validating: bytes[..<space], as: UTF8.self), let sequence = UInt64(digits),
+              let scope = InvalidationScope(payload: Array(bytes[(space + 1)...]))
+        else { return nil }
+        return (sequence, scope)
+    }
+
     /// `nil` for a payload this version does not know (a newer release's message): ignored.
     package init?(payload: [UInt8]) {
         if payload == Array("*".utf8) {

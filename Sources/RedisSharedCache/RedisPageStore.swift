@@ -11,12 +11,18 @@ package struct RedisPageStore: SharedPageStore {
     /// expires only after its pages (a lost token only costs a reload: see ``SharedGeneration``).
     let generationLifetime: Duration
     let leaseDuration: Duration
+    /// How many invalidations the log in Redis keeps.
+    let invalidationMemory: Int
 
-    package init(redis: any RedisCommandRunner, keys: SharedCacheKeys, leaseDuration: Duration, generationLifetime: Duration) {
+    package init(
+        redis: any RedisCommandRunner, keys: SharedCacheKeys, leaseDuration: Duration, generationLifetime: Duration,
+        invalidationMemory: Int = SharedCacheSettings().invalidationMemory
+    ) {
         self.redis = redis
         self.keys = keys
         self.leaseDuration = leaseDuration
         self.generationLifetime = generationLifetime
+        self.invalidationMemory = invalidationMemory
     }
 
     package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
@@ -27,7 +33,7 @@ package struct RedisPageStore: SharedPageStore {
         switch try await read(id: id, page: false, deadline: deadline) {
         case .claimed(let claim): claim
         case .loadingElsewhere: nil
-        case .page: throw .unavailable("Redis answered a page to a lease-only read")
+        case .page, .invalidated: throw .unavailable("Redis answered a page to a lease-only read")
         }
     }
 
@@ -119,42 +125,65 @@ package struct RedisPageStore: SharedPageStore {
         guard reply.integer != nil else { throw unexpected(reply) }
     }
 
-    /// A product's generation, or the epoch for everything, gets a new random token.
+    /// What `scope` reaches gets a new random token (each product's generation, or the epoch),
+    /// each key by a command of its own (no script touches two products' keys), all sent at
+    /// once; then one script logs the invalidation and publishes it. Returns its receivers.
     package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
-        switch scope {
-        case .product(let id):
-            try await replace(keys.generation(of: id), lifetime: generationLifetime, announcing: scope, deadline: deadline)
-        case .products(let ids):
-            try await replaceEach(ids.map(keys.generation(of:)), lifetime: generationLifetime, announcing: scope, deadline: deadline)
-        case .everything:
-            try await replace(keys.epoch, lifetime: .zero, announcing: scope, deadline: deadline)
+        let replaced: [(key: String, lifetime: Duration)] = switch scope {
+        case .everything: [(keys.epoch, .zero)]
+        default: scope.ids.map { (keys.generation(of: $0), generationLifetime) }
         }
-    }
-
-    /// Gives every key of `keys` a new random token and publishes `message` once.
-    private func replaceEach(_ keys: [String], lifetime: Duration, announcing message: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+        try await replaceTokens(replaced, deadline: deadline)
         let reply = try await run(.script(
-            SharedCacheScripts.invalidateEach, keys: keys.map { .string($0) },
+            SharedCacheScripts.publish, keys: [.string(keys.invalidationSequence), .string(keys.invalidationLog)],
             arguments: [
-                .string(RandomToken.make()), .integer(lifetime.wholeMilliseconds),
-                .string(self.keys.invalidationChannel), .bytes(message.payload),
-            ]
+                .integer(Int64(invalidationMemory)), .string(keys.invalidationChannel), .bytes(scope.payload),
+            ] + scope.ids.map { .string($0) }
         ), deadline: deadline)
-        guard let receivers = reply.integer else { throw unexpected(reply) }
+        guard let elements = reply.elements, elements.count == 2, let receivers = elements[1].integer else { throw unexpected(reply) }
         return Int(receivers)
     }
 
-    /// Gives `key` a new random token and publishes `message`; returns its receivers.
-    private func replace(_ key: String, lifetime: Duration, announcing message: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+    package func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory {
         let reply = try await run(.script(
-            SharedCacheScripts.invalidate, keys: [.string(key)],
-            arguments: [
-                .string(RandomToken.make()), .integer(lifetime.wholeMilliseconds),
-                .string(keys.invalidationChannel), .bytes(message.payload),
-            ]
+            SharedCacheScripts.history, keys: [.string(keys.invalidationSequence), .string(keys.invalidationLog)], arguments: []
         ), deadline: deadline)
-        guard let receivers = reply.integer else { throw unexpected(reply) }
-        return Int(receivers)
+        guard let lines = reply.elements, let first = lines.first else { throw unexpected(reply) }
+        var entries: [SharedInvalidationHistory.Entry] = []
+        var knownFrom: UInt64?
+        for line in [first] + lines.dropFirst() {
+            guard let text = line.string else { throw unexpected(reply) }
+            let fields = text.split(separator: " ", maxSplits: 1)
+            guard fields.count == 2, let sequence = UInt64(fields[0]) else { throw unexpected(reply) }
+            knownFrom = knownFrom ?? sequence
+            switch fields[1] {
+            case "~": continue
+            case "*": entries.append(.init(sequence: sequence, id: nil))
+            default: entries.append(.init(sequence: sequence, id: String(fields[1])))
+            }
+        }
+        return SharedInvalidationHistory(knownFrom: knownFrom ?? 0, entries: entries)
+    }
+
+    /// `SET key <new random token>` for every key at once (pipelined on the connection).
+    private func replaceTokens(_ replaced: [(key: String, lifetime: Duration)], deadline: Duration) async throws(SharedStoreFailure) {
+        let failure = await withTaskGroup(of: SharedStoreFailure?.self) { group in
+            for (key, lifetime) in replaced {
+                group.addTask {
+                    var command = RESPCommand("SET", .string(key), .string(RandomToken.make()))
+                    if lifetime > .zero { command = RESPCommand("SET", .string(key), .string(RandomToken.make()), "PX", .integer(lifetime.wholeMilliseconds)) }
+                    do throws(SharedStoreFailure) {
+                        let reply = try await run(.command(command), deadline: deadline)
+                        return reply.string == "OK" ? nil : unexpected(reply)
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for await failure in group where failure != nil { return failure }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
     private func run(_ request: RedisRequest, deadline: Duration) async throws(SharedStoreFailure) -> RESPValue {

@@ -2,7 +2,7 @@ import ProductDetails
 
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
-/// The prefix (`pd:v1:` by default) names the value format: a release that changes the format
+/// The prefix (`pd:v2:` by default) names the value format: a release that changes the format
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
 /// foreign value. Pages and leases carry the epoch and the product's generation in their keys,
 /// so invalidating is changing a token, never scanning or deleting.
@@ -29,6 +29,12 @@ package struct SharedCacheKeys: Sendable, Equatable {
 
     /// The pub/sub channel invalidations are published on.
     package var invalidationChannel: String { prefix + "invalidations" }
+
+    /// The last invalidation's sequence; one hash slot with ``invalidationLog``.
+    package var invalidationSequence: String { prefix + "{invalidations}:sequence" }
+
+    /// The fleet's recent invalidations, `<sequence> <id>` (or `*`: everything), oldest first.
+    package var invalidationLog: String { prefix + "{invalidations}:log" }
 }
 
 extension SharedGeneration {

@@ -4,7 +4,9 @@ import Redis
 /// with its lease attempt, and a store with its checks, one step for the whole fleet.
 ///
 /// Keys other than the epoch and generation are built inside the scripts from the tokens just
-/// read (a standalone Redis allows that; Redis Cluster is not supported).
+/// read (a standalone Redis allows that; Redis Cluster is not supported yet). No script touches
+/// two products' keys: dependencies between pages are judged by each replica, against the
+/// invalidation log (``publish``, ``history``), whose two keys share one hash slot.
 enum SharedCacheScripts {
     /// KEYS: epoch, generation. ARGV: prefix, id, epoch if none, generation if none, lease token,
     /// lease ms, generation lifetime ms, 1 to skip the page (a refresh: the lease alone).
@@ -64,23 +66,37 @@ enum SharedCacheScripts {
     return 0
     """)
 
-    /// KEYS: the epoch or a generation. ARGV: new token, lifetime ms (0: none), channel, message.
-    /// Returns how many subscribers received the message.
-    static let invalidate = RedisScript("""
-    if ARGV[2] == '0' then
-      redis.call('SET', KEYS[1], ARGV[1])
+    /// KEYS: the invalidation sequence, the invalidation log (one hash slot). ARGV: log length,
+    /// channel, the scope's payload, then the ids (none: everything). Logs the invalidation under
+    /// a new sequence (Redis's clock in microseconds, never below the last one, so losing the
+    /// sequence key cannot make it go back) and publishes `<sequence> <payload>`. A log that did
+    /// not exist starts with a `<sequence> ~` marker: nothing before it is known. Returns
+    /// `{sequence, receivers}`.
+    static let publish = RedisScript("""
+    local t = redis.call('TIME')
+    local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+    local s = string.format('%d', math.max(tonumber(t[1]) * 1000000 + tonumber(t[2]), last + 1))
+    redis.call('SET', KEYS[1], s)
+    if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], s .. ' ~') end
+    if #ARGV == 3 then
+      redis.call('RPUSH', KEYS[2], s .. ' *')
     else
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+      for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], s .. ' ' .. ARGV[i]) end
     end
-    return redis.call('PUBLISH', ARGV[3], ARGV[4])
+    redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
+    return {s, redis.call('PUBLISH', ARGV[2], s .. ' ' .. ARGV[3])}
     """)
 
-    /// KEYS: generations. ARGV: new token prefix, lifetime ms, channel, message. Each key gets
-    /// the token with its position appended; returns how many subscribers received the message.
-    static let invalidateEach = RedisScript("""
-    for i, key in ipairs(KEYS) do
-      redis.call('SET', key, ARGV[1] .. '-' .. i, 'PX', ARGV[2])
+    /// KEYS: the invalidation sequence, the invalidation log. The log, oldest first; one that did
+    /// not exist (a new fleet, or evicted) is started with its `~` marker at a new sequence.
+    static let history = RedisScript("""
+    if redis.call('EXISTS', KEYS[2]) == 0 then
+      local t = redis.call('TIME')
+      local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+      local s = string.format('%d', math.max(tonumber(t[1]) * 1000000 + tonumber(t[2]), last + 1))
+      redis.call('SET', KEYS[1], s)
+      redis.call('RPUSH', KEYS[2], s .. ' ~')
     end
-    return redis.call('PUBLISH', ARGV[3], ARGV[4])
+    return redis.call('LRANGE', KEYS[2], 0, -1)
     """)
 }

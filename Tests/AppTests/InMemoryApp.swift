@@ -68,8 +68,10 @@ struct InMemoryApp {
     }
 
     /// Another replica of this app's fleet: its own L1, the app's upstream, shared cache and time.
-    func otherReplica(settings: ServiceSettings = ServiceSettings()) -> ProductDetailsService {
-        Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
+    func otherReplica(settings: ServiceSettings = ServiceSettings()) async -> ProductDetailsService {
+        let replica = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
+        await replica.shared?.subscribed()
+        return replica
     }
 
     /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off; `fleet` gives
@@ -81,6 +83,8 @@ struct InMemoryApp {
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
         let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet)
+        // As a running replica, it has read the fleet's invalidation log.
+        await app.service.shared?.subscribed()
         let outcome: Result<Void, any Error>
         do {
             try await body(app)

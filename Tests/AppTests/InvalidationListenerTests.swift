@@ -86,7 +86,7 @@ struct InvalidationListenerTests {
             listener.handle(.subscribed(isResubscription: false))
             _ = try await app.request("/products/p1")
             _ = try await app.request("/products/p2")
-            listener.handle(.message(channel: "invalidations", payload: InvalidationScope.product("p1").payload))
+            listener.handle(.message(channel: "invalidations", payload: Array("7 ".utf8) + InvalidationScope.product("p1").payload))
             #expect(!(try await app.request("/products/p1").immediate))
             #expect(try await app.request("/products/p2").immediate)
         }

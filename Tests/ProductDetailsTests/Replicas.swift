@@ -23,13 +23,26 @@ struct Replicas {
         store = InMemorySharedPageStore(time: time, leaseDuration: shared.leaseDuration)
     }
 
-    /// A new replica: its own L1 and breaker, the fleet's store.
-    func replica(requestDeadline: Duration? = nil) -> ProductDetailsService {
+    /// A new replica: its own L1 and breaker, the fleet's store; subscribed, so it has read the
+    /// fleet's invalidation log as a running replica would.
+    func replica(requestDeadline: Duration? = nil) async -> ProductDetailsService {
         var settings = self.settings
         if let requestDeadline { settings.requestDeadline = requestDeadline }
+        let sharedCache = SharedCache(store: store, settings: shared, time: time, events: events)
+        await sharedCache.subscribed()
         return ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: settings, time: time, events: events,
-            shared: SharedCache(store: store, settings: shared, time: time, events: events), random: { $0.lowerBound })
+            shared: sharedCache, random: { $0.lowerBound })
+    }
+
+    /// What the subscription does on each of `replicas` when the last invalidation's message
+    /// arrives (the in-memory store publishes nothing).
+    func deliver(_ scope: InvalidationScope, to replicas: [ProductDetailsService]) async {
+        for replica in replicas {
+            replica.shared?.received(store.lastSequence, scope)
+            replica.dropCachedCopies(scope)
+            await replica.stopJoiningLoads(scope)
+        }
     }
 
     /// The product's name from now on, as an edit upstream would change it.

@@ -19,6 +19,7 @@ struct SharedCacheBreakerTests {
         }
         func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) { throw .timedOut }
         func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int { throw .timedOut }
+        func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory { throw .timedOut }
     }
 
     static func cache(time: ManualTimeSource) -> SharedCache {

@@ -37,6 +37,9 @@ package final class InMemorySharedPageStore: SharedPageStore {
         var calls = 0
         var receivers = 0
         var invalidated: [InvalidationScope] = []
+        /// The fleet's invalidation log, as `SharedCacheScripts.publish` keeps it.
+        var sequence: UInt64 = 1000
+        var history: [SharedInvalidationHistory.Entry] = []
 
         mutating func token(_ kind: String) -> String {
             tokens += 1
@@ -205,8 +208,25 @@ package final class InMemorySharedPageStore: SharedPageStore {
             case .everything: state.epoch = state.token("e")
             }
             state.invalidated.append(scope)
+            state.sequence += 1
+            let sequence = state.sequence
+            switch scope {
+            case .everything: state.history.append(.init(sequence: sequence, id: nil))
+            default: state.history += scope.ids.map { .init(sequence: sequence, id: $0) }
+            }
             return state.receivers
         }
+    }
+
+    package func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory {
+        try answer { state in
+            SharedInvalidationHistory(knownFrom: state.history.first?.sequence ?? state.sequence, entries: state.history)
+        }
+    }
+
+    /// The sequence of the last invalidation (as the broadcast would carry it).
+    package var lastSequence: UInt64 {
+        state.withLock { $0.sequence }
     }
 
     /// One call, as one atomic step (a script in Redis), or the failure set.

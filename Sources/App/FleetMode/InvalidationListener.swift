@@ -25,6 +25,9 @@ struct InvalidationListener: Sendable {
             // fresh for their whole TTL once the cap goes.
             service.dropCachedCopies(.everything)
             service.capLocalFreshness(to: nil)
+            // Until the fleet's log is read, shared pages that show other products are not
+            // served: an invalidation of one of them may have been missed.
+            if let shared = service.shared { Task { await shared.subscribed() } }
             metrics.subscription(active: true)
             if isResubscription {
                 metrics.flushed(because: "resubscribed")
@@ -32,7 +35,8 @@ struct InvalidationListener: Sendable {
             }
             Task { await service.stopJoiningLoads(.everything) }
         case .message(_, let payload):
-            guard let scope = InvalidationScope(payload: payload) else { return }
+            guard let (sequence, scope) = InvalidationScope.message(payload) else { return }
+            service.shared?.received(sequence, scope)
             service.dropCachedCopies(scope)
             // Counted once both halves are done.
             Task {

@@ -13,6 +13,7 @@ package final class SharedCache: Sendable {
     let time: any TimeSource
     let events: any ServiceEvents
     private let breaker: Locked<CircuitBreaker>
+    private let invalidations: Locked<SharedInvalidationLog>
 
     package init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
         self.store = store
@@ -20,6 +21,55 @@ package final class SharedCache: Sendable {
         self.time = time
         self.events = events
         self.breaker = Locked(CircuitBreaker(failureThreshold: settings.breakerFailures, openFor: settings.breakerOpenFor))
+        self.invalidations = Locked(SharedInvalidationLog(capacity: settings.invalidationMemory))
+    }
+
+    /// The stamp of a page whose load begins now: the latest fleet invalidation known; `nil`
+    /// until the fleet's log was read, when what the page shows cannot be vouched for and it is
+    /// not shared.
+    var stamp: UInt64? {
+        invalidations.withLock { $0.knownFrom == .max ? nil : $0.latest }
+    }
+
+    /// An invalidation the fleet sent (this replica's own included), as the broadcast told it.
+    package func received(_ sequence: UInt64, _ scope: InvalidationScope) {
+        invalidations.withLock { log in
+            switch scope {
+            case .everything: log.recordEverything(sequence)
+            default: log.record(sequence, ids: scope.ids)
+            }
+        }
+    }
+
+    /// The subscription (re)started: until the fleet's invalidation log is read, no page that
+    /// shows other products is served from the shared cache (a message may have been missed).
+    /// Reads it, once a second until it answers (Redis may be down right after a subscription,
+    /// or its breaker open), unless a later subscription started meanwhile.
+    package func subscribed() async {
+        let ticket = invalidations.withLock { $0.awaitHistory() }
+        while invalidations.withLock({ $0.subscription == ticket }) {
+            let result = await guarded({ deadline async throws(SharedStoreFailure) in
+                try await store.invalidationHistory(deadline: deadline)
+            }, deadline: deadline())
+            if case .success(let history)? = result {
+                invalidations.withLock { $0.apply(history, for: ticket) }
+                return
+            }
+            do { try await time.sleep(for: .seconds(1)) } catch { return }
+        }
+    }
+
+    /// Whether the fleet's invalidation log was read since the last subscription (for tests).
+    package var knowsHistory: Bool {
+        invalidations.withLock { $0.knownFrom != .max }
+    }
+
+    /// Whether `page` may be served: no product it shows besides its own was invalidated after
+    /// it was stamped, as far as this replica can judge.
+    func accepts(_ page: SharedPage) -> Bool {
+        let dependencies = page.document.dependencies
+        if dependencies.isEmpty { return true }
+        return invalidations.withLock { $0.accepts(dependencies: dependencies, stamp: page.stamp) }
     }
 
     package var breakerState: CircuitBreaker.State {
@@ -36,9 +86,12 @@ package final class SharedCache: Sendable {
         switch await guarded({ deadline async throws(SharedStoreFailure) in try await store.read(id: id, deadline: deadline) }, deadline: deadline) {
         case .success(let read):
             switch read {
+            case .page(let page, _, let generation) where !accepts(page):
+                events.sharedRead(.miss)
+                return .invalidated(generation: generation)
             case .page(let page, let age, _):
                 events.sharedRead(page.standing(age: age).isFresh ? .hit : .stale)
-            case .claimed, .loadingElsewhere:
+            case .claimed, .loadingElsewhere, .invalidated:
                 events.sharedRead(.miss)
             }
             return read

@@ -20,6 +20,11 @@ package struct SharedCacheSettings: Sendable, Equatable {
     /// The first and the longest pause between looks while another replica loads the page.
     package var pollInitial: Duration
     package var pollMax: Duration
+    /// Fleet invalidations kept, in Redis's log and in each replica's memory: a replica that
+    /// missed more than this while disconnected reloads the pages that show other products, as
+    /// does one whose memory overflowed. Ten thousand: a nightly bulk of several thousand ids
+    /// fits, for a few hundred kilobytes.
+    package var invalidationMemory: Int
 
     package init(
         timeout: Duration = .milliseconds(250),
@@ -28,7 +33,8 @@ package struct SharedCacheSettings: Sendable, Equatable {
         breakerOpenFor: Duration = .seconds(5),
         disconnectedFreshness: Duration = .seconds(2),
         pollInitial: Duration = .milliseconds(2),
-        pollMax: Duration = .milliseconds(25)
+        pollMax: Duration = .milliseconds(25),
+        invalidationMemory: Int = 10_000
     ) {
         self.timeout = timeout
         self.leaseDuration = leaseDuration
@@ -37,5 +43,6 @@ package struct SharedCacheSettings: Sendable, Equatable {
         self.disconnectedFreshness = disconnectedFreshness
         self.pollInitial = pollInitial
         self.pollMax = pollMax
+        self.invalidationMemory = invalidationMemory
     }
 }

@@ -41,6 +41,8 @@ struct SharedLookupMachine {
         case reading(since: Duration)
         /// A claim on a stale page was sent at `since`.
         case claiming(since: Duration, document: CachedDocument, staleness: Duration, revalidate: Bool)
+        /// A claim on a page that may not be served (it shows an invalidated product) was sent.
+        case claimingInvalidated(since: Duration)
         case pausing
         case done
     }
@@ -87,6 +89,12 @@ struct SharedLookupMachine {
             }
         case .loadingElsewhere:
             return wait(now: now)
+        case .invalidated(let generation):
+            guard let deadline = budget.deadline(now: now) else {
+                return finish(.load(claim: nil, status: status(.bypass), lease: nil))
+            }
+            state = .claimingInvalidated(since: now)
+            return .claim(generation: generation, deadline: deadline)
         }
     }
 
@@ -98,11 +106,18 @@ struct SharedLookupMachine {
 
     /// The claim on a stale page: the lease, or `nil` (another holds it, or the claim failed).
     mutating func claimAnswered(_ claim: SharedClaim?, now: Duration) -> Action {
-        guard case .claiming(let since, let document, let staleness, let revalidate) = state else {
+        switch state {
+        case .claiming(let since, let document, let staleness, let revalidate):
+            budget.charge(from: since, to: now)
+            return staleClaimed(claim, document: document, staleness: staleness, revalidate: revalidate, now: now)
+        case .claimingInvalidated(let since):
+            budget.charge(from: since, to: now)
+            // The page it had is not one to serve: as on a miss, load it or wait for whoever does.
+            guard let claim else { return wait(now: now) }
+            return finish(.load(claim: claim, status: status(.miss), lease: leaseTaken))
+        default:
             preconditionFailure("a claim answered that was not sent")
         }
-        budget.charge(from: since, to: now)
-        return staleClaimed(claim, document: document, staleness: staleness, revalidate: revalidate, now: now)
     }
 
     mutating func pauseEnded(now: Duration) -> Action {

@@ -6,12 +6,18 @@ package struct SharedPage: Sendable, Equatable {
     package let ttl: Duration
     package let staleIfError: Duration
     package let staleWhileRevalidate: Duration
+    /// The latest fleet invalidation its loader knew when the load began: a product the page
+    /// shows that was invalidated after it makes the page unservable (``SharedInvalidationLog``).
+    package let stamp: UInt64
 
-    package init(document: CachedDocument, ttl: Duration, staleIfError: Duration = .zero, staleWhileRevalidate: Duration = .zero) {
+    package init(
+        document: CachedDocument, ttl: Duration, staleIfError: Duration = .zero, staleWhileRevalidate: Duration = .zero, stamp: UInt64 = 0
+    ) {
         self.document = document
         self.ttl = ttl
         self.staleIfError = staleIfError
         self.staleWhileRevalidate = staleWhileRevalidate
+        self.stamp = stamp
     }
 
     /// How long the shared cache keeps it: its TTL, then the longer stale window.

@@ -30,6 +30,10 @@ package protocol SharedPageStore: Sendable {
     /// Makes every replica forget what `scope` reaches: pages stored before are unreachable from
     /// now on, and the replicas are told. Returns how many replicas received the message.
     func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int
+
+    /// The fleet's recent invalidations, read when this replica (re)subscribes: what it may have
+    /// missed while it was not listening.
+    func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory
 }
 
 extension SharedPageStore {

@@ -6,4 +6,8 @@ package enum SharedRead: Sendable, Equatable {
     case claimed(SharedClaim)
     /// No page, and another replica holds the lease: its page should appear soon.
     case loadingElsewhere
+    /// A page that shows a product invalidated after it was loaded: never served, loaded again
+    /// under the lease at `generation` as on a miss. Only ``SharedCache`` answers this, having
+    /// judged a store's page by what it knows of the fleet's invalidations.
+    case invalidated(generation: SharedGeneration)
 }

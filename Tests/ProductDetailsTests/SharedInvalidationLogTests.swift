@@ -1,0 +1,71 @@
+import Testing
+@testable import ProductDetails
+
+/// The rules by which a replica judges a shared page by the products it shows.
+struct SharedInvalidationLogTests {
+    private func synced(_ entries: [SharedInvalidationHistory.Entry] = [], from knownFrom: UInt64 = 100, capacity: Int = 100) -> SharedInvalidationLog {
+        var log = SharedInvalidationLog(capacity: capacity)
+        let ticket = log.awaitHistory()
+        log.apply(SharedInvalidationHistory(knownFrom: knownFrom, entries: entries), for: ticket)
+        return log
+    }
+
+    @Test func aPageIsRefusedOnlyWhenAProductItShowsWasInvalidatedAfterItsStamp() {
+        var log = synced()
+        log.record(110, ids: ["s"])
+        #expect(!log.accepts(dependencies: ["t", "s"], stamp: 105))
+        #expect(log.accepts(dependencies: ["s"], stamp: 110))
+        #expect(log.accepts(dependencies: ["t"], stamp: 105))
+        #expect(log.latest == 110)
+    }
+
+    @Test func aPageWithoutDependenciesIsAlwaysAccepted() {
+        let unsynced = SharedInvalidationLog(capacity: 10)
+        #expect(unsynced.accepts(dependencies: [String](), stamp: 0))
+        #expect(!unsynced.accepts(dependencies: ["s"], stamp: 1_000))
+    }
+
+    @Test func aPageStampedBeforeWhatCanBeJudgedIsRefused() {
+        var log = synced(from: 100)
+        #expect(!log.accepts(dependencies: ["s"], stamp: 99))
+        #expect(log.accepts(dependencies: ["s"], stamp: 100))
+        log.recordEverything(120)
+        #expect(!log.accepts(dependencies: ["s"], stamp: 119))
+        #expect(log.accepts(dependencies: ["s"], stamp: 120))
+    }
+
+    @Test func theLogReadAtSubscriptionTeachesWhatWasMissed() {
+        let log = synced([.init(sequence: 101, id: "s"), .init(sequence: 102, id: nil)], from: 100)
+        #expect(!log.accepts(dependencies: ["s"], stamp: 100))
+        #expect(!log.accepts(dependencies: ["t"], stamp: 101), "everything at 102")
+        #expect(log.accepts(dependencies: ["s"], stamp: 102))
+        #expect(log.latest == 102)
+    }
+
+    @Test func aLogReadForAnEarlierSubscriptionIsIgnored() {
+        var log = SharedInvalidationLog(capacity: 10)
+        let first = log.awaitHistory()
+        _ = log.awaitHistory()
+        log.apply(SharedInvalidationHistory(knownFrom: 100, entries: []), for: first)
+        #expect(log.knownFrom == .max)
+    }
+
+    @Test func forgettingRaisesWhatCanBeJudged() {
+        var log = synced(capacity: 2)
+        log.record(101, ids: ["a"])
+        log.record(102, ids: ["b"])
+        log.record(103, ids: ["c"])
+        #expect(log.knownFrom == 101)
+        #expect(!log.accepts(dependencies: ["z"], stamp: 100))
+        #expect(log.accepts(dependencies: ["z"], stamp: 101))
+        #expect(!log.accepts(dependencies: ["c"], stamp: 102))
+    }
+
+    @Test func anOlderOrRepeatedEntryChangesNothing() {
+        var log = synced()
+        log.record(110, ids: ["s"])
+        log.record(105, ids: ["s"])
+        #expect(!log.accepts(dependencies: ["s"], stamp: 107))
+        #expect(log.latest == 110)
+    }
+}
