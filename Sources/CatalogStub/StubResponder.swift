@@ -5,7 +5,8 @@ import Locking
 import Synchronization
 
 /// Answers the stub's routes: the three upstream resources with faults and product changes
-/// applied, the stats, and the control routes. Shared by every loop; its state is atomics and one short lock.
+/// applied, the stats, and the control routes. Shared by every loop; its state is atomics and
+/// short locks.
 final class StubResponder: Sendable {
     let catalog: Catalog
     let defaultFaults: FaultPlan
