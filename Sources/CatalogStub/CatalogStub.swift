@@ -105,4 +105,18 @@ package final class CatalogStub: Sendable {
     package func clearFaults() {
         responder.clearFaults()
     }
+
+    /// Changes the product `id` as `PUT /control/products/{id}` does (replacing any earlier change)
+    /// and returns it as it is now answered; nil when the catalog has no such product or already
+    /// holds its maximum of changed products. `catalog` stays the generated catalog, unchanged.
+    package func changeProduct(_ id: String, _ change: ProductChange) -> StubProduct? {
+        precondition(change.refusal == nil, "an invalid product change: \(change.refusal ?? "")")
+        guard let index = catalog.index(of: id), responder.productChanges.set(change, at: index) else { return nil }
+        return change.applied(to: catalog.product(at: index))
+    }
+
+    /// Undoes every product change (`DELETE /control/products`); `clearFaults` leaves them.
+    package func undoProductChanges() {
+        responder.productChanges.removeAll()
+    }
 }

@@ -4,8 +4,9 @@ import HTTPServer
 import Locking
 import Synchronization
 
-/// Answers the stub's routes: the three upstream resources with faults applied, the stats, and
-/// the fault control routes. Shared by every loop; its state is atomics and one short lock.
+/// Answers the stub's routes: the three upstream resources with faults and product changes
+/// applied, the stats, and the control routes. Shared by every loop; its state is atomics and
+/// short locks.
 final class StubResponder: Sendable {
     let catalog: Catalog
     let defaultFaults: FaultPlan
@@ -14,6 +15,7 @@ final class StubResponder: Sendable {
     let schedule = Locked(FaultSchedule())
     let gate = PauseGate()
     let firstCalls = FirstCalls()
+    let productChanges = ProductChanges()
     /// The server, for its open-connection count; weak because the server owns the routes that
     /// own this responder.
     private let server = Locked(WeakServer())
@@ -54,6 +56,12 @@ final class StubResponder: Sendable {
             clearFaults()
             return HTTPResponse(status: .noContent)
         }
+        router.add(.put, "/control/products/{id}") { [self] request, _ in changeProduct(request) }
+        router.add(.delete, "/control/products/{id}") { [self] request, _ in undoChange(request) }
+        router.add(.delete, "/control/products") { [self] _, _ in
+            productChanges.removeAll()
+            return HTTPResponse(status: .noContent)
+        }
         router.add(.get, "/healthz") { _, _ in .json(.ok, Array(#"{"status":"ok"}"#.utf8)) }
     }
 
@@ -90,6 +98,38 @@ final class StubResponder: Sendable {
         } catch {
             return ProblemDetails(status: .badRequest, detail: error.message).response()
         }
+    }
+
+    // MARK: Product changes
+
+    /// `PUT /control/products/{id}`: 200 with the product as `GET /products/{id}` now answers it.
+    private func changeProduct(_ request: HTTPRequest) -> HTTPResponse {
+        let id = request.pathParameters["id"] ?? ""
+        guard let index = catalog.index(of: id) else { return Self.unknownProduct(id) }
+        let change: ProductChange
+        do {
+            change = try ProductChange.decode(request.body)
+        } catch {
+            return ProblemDetails(status: .badRequest, detail: error.message).response()
+        }
+        guard productChanges.set(change, at: index) else {
+            let detail = "The stub holds at most \(productChanges.capacity) changed products; DELETE /control/products undoes them all."
+            return ProblemDetails(status: .conflict, detail: detail).response()
+        }
+        return .json(.ok, Catalog.json(of: change.applied(to: catalog.product(at: index))))
+    }
+
+    /// `DELETE /control/products/{id}`: the product is the catalog's own again (204 whether or not
+    /// it was changed, so an undo can be repeated).
+    private func undoChange(_ request: HTTPRequest) -> HTTPResponse {
+        let id = request.pathParameters["id"] ?? ""
+        guard let index = catalog.index(of: id) else { return Self.unknownProduct(id) }
+        productChanges.remove(at: index)
+        return HTTPResponse(status: .noContent)
+    }
+
+    private static func unknownProduct(_ id: String) -> HTTPResponse {
+        ProblemDetails(status: .notFound, detail: "No product with id \"\(id)\".").response()
     }
 
     /// The `X-Request-ID`s of the latest upstream requests, oldest first.
@@ -135,9 +175,7 @@ final class StubResponder: Sendable {
         if errors.fails(route, rate: plan.errorRate) {
             return injectedError(plan)
         }
-        guard var body = body(for: route, id: id, plan: plan) else {
-            return ProblemDetails(status: .notFound, detail: "No product with id \"\(id)\".").response()
-        }
+        guard var body = body(for: route, id: id, plan: plan) else { return Self.unknownProduct(id) }
         if plan.malformedJSON {
             body = Array(body.prefix(max(1, body.count / 2)))
         }
@@ -151,7 +189,7 @@ final class StubResponder: Sendable {
 
     private func body(for route: StubRoute, id: String, plan: FaultPlan) -> [UInt8]? {
         guard let index = catalog.index(of: id) else { return nil }
-        let product = catalog.product(at: index)
+        let product = productChanges.product(at: index, in: catalog)
         switch route {
         case .product:
             return plan.oversized ? OversizedBody.product(product, atLeast: plan.oversizedBytes) : Catalog.json(of: product)
@@ -161,9 +199,9 @@ final class StubResponder: Sendable {
                 ? OversizedBody.reviews(reviews, productID: id, atLeast: plan.oversizedBytes)
                 : Catalog.json(of: reviews)
         case .suggested:
-            let suggestions = catalog.suggestionIndices(at: index).map(catalog.product(at:))
+            let suggestions = productChanges.products(at: catalog.suggestionIndices(at: index), in: catalog)
             guard plan.oversized else { return Catalog.json(of: suggestions) }
-            let neighbour = catalog.size > 1 ? catalog.product(at: index % catalog.size + 1) : StubProduct(id: "\(id)-twin", name: product.name, priceInCents: product.priceInCents, currency: product.currency)
+            let neighbour = catalog.size > 1 ? productChanges.product(at: index % catalog.size + 1, in: catalog) : StubProduct(id: "\(id)-twin", name: product.name, priceInCents: product.priceInCents, currency: product.currency)
             return OversizedBody.suggestions(suggestions, neighbour: neighbour, atLeast: plan.oversizedBytes)
         case .all:
             return nil

@@ -46,6 +46,12 @@ struct Main {
         retryAfterSeconds, hang, reset, malformed, oversized, oversizedBytes, slowFirstEvery,
         slowFirstMs, times); DELETE /control/faults clears them and forgets the products seen.
 
+        Product changes: PUT /control/products/{id} with {"priceInCents":1299,"name":"Teal Chair"}
+        (either or both; a member left out is the catalog's own) answers 200 with the product and
+        shows in its answer and in every suggestion list that includes it, until
+        DELETE /control/products/{id} (one) or DELETE /control/products (all; not /control/faults).
+        Price 0...1000000000, name 1...200 bytes; at most 65536 products changed at once.
+
         Routes: GET /products/{id}, /products/{id}/reviews, /products/{id}/suggested,
         GET|DELETE /stats (requests per route, abandoned, slowFirstCalls), GET /healthz.
         """
