@@ -127,8 +127,8 @@ package struct RedisPageStore: SharedPageStore {
 
     /// What `scope` reaches gets a new random token (each product's generation, or the epoch),
     /// each key by a command of its own (no script touches two products' keys), all sent at
-    /// once; then one script logs the invalidation and publishes it. Returns its receivers.
-    package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+    /// once; then one script logs the invalidation and publishes it.
+    package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt {
         let replaced: [(key: String, lifetime: Duration)] = switch scope {
         case .everything: [(keys.epoch, .zero)]
         default: scope.ids.map { (keys.generation(of: $0), generationLifetime) }
@@ -140,8 +140,10 @@ package struct RedisPageStore: SharedPageStore {
                 .integer(Int64(invalidationMemory)), .string(keys.invalidationChannel), .bytes(scope.payload),
             ] + scope.ids.map { .string($0) }
         ), deadline: deadline)
-        guard let elements = reply.elements, elements.count == 2, let receivers = elements[1].integer else { throw unexpected(reply) }
-        return Int(receivers)
+        guard let elements = reply.elements, elements.count == 2, let text = elements[0].string, let sequence = UInt64(text),
+              let receivers = elements[1].integer
+        else { throw unexpected(reply) }
+        return SharedInvalidationReceipt(sequence: sequence, receivers: Int(receivers))
     }
 
     package func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory {

@@ -18,7 +18,7 @@ struct SharedCacheBreakerTests {
             throw .timedOut
         }
         func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) { throw .timedOut }
-        func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int { throw .timedOut }
+        func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt { throw .timedOut }
         func invalidationHistory(deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationHistory { throw .timedOut }
     }
 

@@ -27,6 +27,18 @@ struct SharedDependentInvalidationTests {
         #expect(fleet.catalog.productPort.callCount == 2)
     }
 
+    /// Before its own message comes back, the sender already judges shared pages by its
+    /// invalidation: the shared copy of a page it just dropped is not taken back into its L1.
+    @Test func theSenderKnowsItsInvalidationBeforeItsMessageReturns() async throws {
+        let fleet = Replicas()
+        let (first, second) = (await fleet.replica(), await fleet.replica())
+        _ = try await second.detail(id: "a")
+        _ = try await first.detail(id: "a")
+        _ = await first.invalidate(.product("a-s1"))
+        #expect(try await first.detail(id: "a").cache.shared?.result == .miss)
+        #expect(fleet.catalog.productPort.callCount == 2)
+    }
+
     @Test func anUnrelatedInvalidationKeepsTheSharedPage() async throws {
         let fleet = Replicas()
         let (first, second) = (await fleet.replica(), await fleet.replica())

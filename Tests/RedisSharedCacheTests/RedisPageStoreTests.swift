@@ -1,6 +1,7 @@
 import RedisSharedCache
 import ProductDetails
 import RESP
+import PureTestSupport
 import Testing
 import TestSupport
 
@@ -100,7 +101,7 @@ struct RedisPageStoreTests {
 
     @Test func aLoadOvertakenByAnInvalidationIsNotStored() async throws {
         let claim = try await claim("p1")
-        #expect(try await store.invalidate(.product("p1"), deadline: Self.far) == 0)
+        #expect(try await store.invalidate(.product("p1"), deadline: Self.far).receivers == 0)
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far) == false)
         // The product starts over under its new generation.
         let next = try await self.claim("p1")
@@ -111,7 +112,7 @@ struct RedisPageStoreTests {
         let first = try await claim("p1")
         #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
         let second = try await claim("p2")
-        #expect(try await store.invalidate(.everything, deadline: Self.far) == 0)
+        #expect(try await store.invalidate(.everything, deadline: Self.far).receivers == 0)
         #expect(try await store.store(Self.page(), under: second, deadline: Self.far) == false)
         guard case .claimed = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("the page stored before DELETE /cache came back")
@@ -227,8 +228,62 @@ struct RedisPageStoreTests {
         RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
         try await subscriber.send(bytes)
         _ = try await subscriber.receiveSome()
-        #expect(try await store.invalidate(.product("p1"), deadline: Self.far) == 1)
-        #expect(try await store.invalidate(.everything, deadline: Self.far) == 1)
+        #expect(try await store.invalidate(.product("p1"), deadline: Self.far).receivers == 1)
+        #expect(try await store.invalidate(.everything, deadline: Self.far).receivers == 1)
+    }
+
+    @Test func invalidationsAreLoggedInOrderAndPublishedWithTheirSequence() async throws {
+        let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        defer { subscriber.close() }
+        var bytes: [UInt8] = []
+        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
+        try await subscriber.send(bytes)
+        _ = try await subscriber.receiveSome()
+        let start = try await store.invalidationHistory(deadline: Self.far)
+        #expect(start.entries.isEmpty, "a new log holds only its start")
+        let one = try await store.invalidate(.product("p1"), deadline: Self.far)
+        let bulk = try await store.invalidate(.products(["a", "b"]), deadline: Self.far)
+        let all = try await store.invalidate(.everything, deadline: Self.far)
+        #expect(start.knownFrom < one.sequence && one.sequence < bulk.sequence && bulk.sequence < all.sequence)
+        let history = try await store.invalidationHistory(deadline: Self.far)
+        #expect(history.knownFrom == start.knownFrom)
+        #expect(history.entries == [
+            .init(sequence: one.sequence, id: "p1"), .init(sequence: bulk.sequence, id: "a"),
+            .init(sequence: bulk.sequence, id: "b"), .init(sequence: all.sequence, id: nil),
+        ])
+        var received = ""
+        try await eventually(.live) {
+            received += String(decoding: try await subscriber.receiveSome(), as: UTF8.self)
+            return received.contains("\(all.sequence) *")
+        }
+        #expect(received.contains("\(one.sequence) p:p1"))
+        #expect(received.contains("\(bulk.sequence) b:a b"))
+    }
+
+    @Test func theLogKeepsItsNewestEntriesAndSaysWhereItsKnowledgeStarts() async throws {
+        let small = RedisPageStore(
+            redis: redis, keys: keys, leaseDuration: .seconds(30), generationLifetime: .seconds(600), invalidationMemory: 3)
+        let first = try await small.invalidate(.products(["a", "b"]), deadline: Self.far)
+        let second = try await small.invalidate(.products(["c", "d"]), deadline: Self.far)
+        let history = try await small.invalidationHistory(deadline: Self.far)
+        #expect(history.knownFrom == first.sequence, "the oldest entry kept")
+        #expect(history.entries.map(\.id) == ["b", "c", "d"])
+        #expect(history.entries.last?.sequence == second.sequence)
+    }
+
+    @Test func aPageKeepsTheIdsItShowsAndItsStamp() async throws {
+        guard case .claimed(let claim) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("no lease")
+            return
+        }
+        let page = SharedPage(
+            document: CachedDocument(status: 200, body: Array("{}".utf8), shownProducts: ["p1", "s1"]), ttl: .seconds(60), stamp: 77)
+        #expect(try await store.store(page, under: claim, deadline: Self.far))
+        guard case .page(let read, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("no page")
+            return
+        }
+        #expect(read == page)
     }
 
     @Test func anErrorReplyIsAFailureNotAnAnswer() async throws {

@@ -200,7 +200,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
         }
     }
 
-    package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int {
+    package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt {
         try answer { state in
             switch scope {
             case .product(let id): state.generations[id] = state.token("g")
@@ -214,7 +214,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
             case .everything: state.history.append(.init(sequence: sequence, id: nil))
             default: state.history += scope.ids.map { .init(sequence: sequence, id: $0) }
             }
-            return state.receivers
+            return SharedInvalidationReceipt(sequence: sequence, receivers: state.receivers)
         }
     }
 

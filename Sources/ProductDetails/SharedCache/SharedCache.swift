@@ -139,12 +139,19 @@ package final class SharedCache: Sendable {
         _ = await guarded({ deadline async throws(SharedStoreFailure) in try await store.release(claim, deadline: deadline) }, deadline: deadline())
     }
 
-    /// Receivers of the invalidation, or why it could not be sent.
+    /// Receivers of the invalidation, or why it could not be sent. The sender knows of it at
+    /// once, before its own message comes back: a page it reads meanwhile is judged by it.
     func invalidate(_ scope: InvalidationScope) async -> Result<Int, SharedStoreFailure> {
         let result = await guarded({ deadline async throws(SharedStoreFailure) in
             try await store.invalidate(scope, deadline: deadline)
         }, deadline: deadline())
-        return result ?? .failure(.unavailable("The shared cache is not being asked: its circuit breaker is open after repeated failures."))
+        guard let result else {
+            return .failure(.unavailable("The shared cache is not being asked: its circuit breaker is open after repeated failures."))
+        }
+        return result.map { receipt in
+            received(receipt.sequence, scope)
+            return receipt.receivers
+        }
     }
 
     /// Runs `call` if the breaker admits it, and tells the breaker how it went.

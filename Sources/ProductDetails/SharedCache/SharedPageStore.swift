@@ -28,8 +28,9 @@ package protocol SharedPageStore: Sendable {
     func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure)
 
     /// Makes every replica forget what `scope` reaches: pages stored before are unreachable from
-    /// now on, and the replicas are told. Returns how many replicas received the message.
-    func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> Int
+    /// now on, and the replicas are told. Returns the invalidation's sequence and how many
+    /// replicas received the message.
+    func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt
 
     /// The fleet's recent invalidations, read when this replica (re)subscribes: what it may have
     /// missed while it was not listening.
