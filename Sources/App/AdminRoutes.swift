@@ -16,10 +16,10 @@ struct AdminRoutes {
         let service = self.service
         let fleet = self.fleet
         let guardian = BearerGuard(token: token)
-        router.add(.delete, "/cache/products/{id}") { request, _ in
+        router.add(.delete, "/cache/products/{id}") { request, context in
             if let refusal = guardian.refusal(for: request) { return refusal }
             let id = request.pathParameters["id"] ?? ""
-            guard ProductDetailsService.isValidID(id) else { return ProductRoutes.problem(.invalidID) }
+            guard ProductDetailsService.isValidID(id) else { return ProductRoutes.problem(.invalidID, record: context.record) }
             let reach = await service.invalidate(.product(id))
             fleet?.published(reach, scope: .product(id))
             return Self.answer(reach)

@@ -17,17 +17,17 @@ struct FrontHandler: Sendable {
     let rejectionLines = LogRateLimiter(linesPerSecond: 20)
 
     /// The server's responder, on the loop thread: the routes that can answer without waiting (a
-    /// cached page, health, 404) do so here, with no task, and find the request's record as the
-    /// context's annotation; the others' work is deferred, run with the record as
-    /// `RequestRecord.current` (upstream calls take its id and trace). Only the deferred work
-    /// needs the task-local: binding one costs an allocation, on every logged request.
+    /// cached page, health, 404) do so here, with no task; the others' work is deferred. Both
+    /// find the request's record in the context (`context.record`), which deferred work always
+    /// has: its upstream calls take the record's id and trace, and the loads it starts report
+    /// their work to it (``LoadObserver``).
     func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
         // Only a log line needs the id as text at once; else `answered` writes it into the
         // answer's fields, unless the request waits (its upstream calls carry the id).
         let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request), trace: Self.trace(of: request)) : nil
         // The same call in both branches on purpose: as one call after the `if`, the release
         // build retains more per answer (bench/counts.py shows it).
-        var answer: ResponderAnswer
+        let answer: ResponderAnswer
         if let record {
             context.requestID = record.requestID
             context.annotation = record
@@ -35,14 +35,9 @@ struct FrontHandler: Sendable {
         } else {
             answer = router.respond(to: &request, context: &context)
         }
-        guard case .later(let handler) = answer else { return answer }
-        if record == nil {
-            if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
-            context.annotation = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
-        }
-        answer = .later { request, context in
-            await RequestRecord.$current.withValue(context.annotation as? RequestRecord) { await handler(request, context) }
-        }
+        guard case .later = answer, record == nil else { return answer }
+        if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
+        context.annotation = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
         return answer
     }
 
@@ -50,7 +45,7 @@ struct FrontHandler: Sendable {
     /// a copy of the response would share its field block, and adding a field would copy it.
     func answered(_ response: inout HTTPResponse, _ request: AnsweredRequest) {
         let status = response.status.code
-        let record = request.context.annotation as? RequestRecord
+        let record = request.context.record
         let route = request.context.route.isEmpty ? Router.unmatched : request.context.route
         let method = request.head?.method.rawValue ?? "other"
         let duration = request.context.receivedAt.duration(to: .now)

@@ -19,18 +19,19 @@ struct ProductRoutes {
         router.add(.get, "/products/{id}", responder: { request, context in
             switch service.lookUpDetail(id: request.pathParameters["id"] ?? "", noCache: Self.asksForNoCache(request)) {
             case .answered(let answer):
-                (context.annotation as? RequestRecord)?.answered(from: answer.cache)
+                context.record?.answered(from: answer.cache)
                 return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
             case .pending(let pending):
                 return .later { request, context in
+                    let record = context.record
                     do throws(ProductDetailsError) {
                         let answer = try await service.detail(
-                            after: pending, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
-                        RequestRecord.current?.answered(from: answer.cache)
-                        RequestRecord.current?.joinedLoad(of: answer)
+                            after: pending, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
+                        record?.answered(from: answer.cache)
+                        record?.joinedLoad(of: answer)
                         return Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader)
                     } catch {
-                        return Self.problem(error)
+                        return Self.problem(error, record: record)
                     }
                 }
             }
@@ -44,12 +45,13 @@ struct ProductRoutes {
                     .response(headers: ["Cache-Control": "no-store"])
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let record = context.record
             do throws(ProductDetailsError) {
                 let results = try await service.details(
-                    ids: ids, requestID: context.requestID, trace: RequestRecord.current?.trace, executor: context.loop)
+                    ids: ids, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
                 return .json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
             } catch {
-                return Self.problem(error)
+                return Self.problem(error, record: record)
             }
         }
     }
@@ -162,8 +164,9 @@ struct ProductRoutes {
         }
     }
 
-    static func problem(_ error: ProductDetailsError) -> HTTPResponse {
-        RequestRecord.current?.failed(error)
+    /// The problem answer for `error`, noted in the request's record for its log line.
+    static func problem(_ error: ProductDetailsError, record: RequestRecord?) -> HTTPResponse {
+        record?.failed(error)
         var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store"]
         if let seconds = error.retryAfterSeconds {
             headers.add(name: "Retry-After", value: String(seconds))

@@ -2,12 +2,12 @@ import Locking
 import ProductDetails
 import Synchronization
 
-/// What the domain did for one request, gathered for its log line. Reached through a task-local,
-/// so the load task a request starts (which inherits task-locals) reports into it; a request
-/// that joined another's load records no upstream work of its own.
-final class RequestRecord: Sendable {
-    @TaskLocal static var current: RequestRecord?
-
+/// What the domain did for one request, gathered for its log line: the server carries it as the
+/// request context's annotation from the responder to the answer observer (read back as
+/// `context.record`), and the domain tells it of the upstream work of the loads the request
+/// starts (``LoadObserver``); a request that joined another's load records no upstream work of
+/// its own.
+final class RequestRecord: LoadObserver {
     /// The id the request is known by upstream, in its answer and in its log line.
     let requestID: String
     /// Its W3C trace: the client's, or one started for it.
@@ -77,7 +77,7 @@ final class RequestRecord: Sendable {
         return [("cause", failure.cause)] + (failure.upstream.map { [("upstream", $0.rawValue)] } ?? [])
     }
 
-    func startedLoad() { loads.wrappingAdd(1, ordering: .relaxed) }
+    func loadStarted() { loads.wrappingAdd(1, ordering: .relaxed) }
     func retried() { retries.wrappingAdd(1, ordering: .relaxed) }
 
     /// Upstream attempts this request caused: three per load it started, plus its retries.

@@ -185,7 +185,6 @@ final class ServiceMetrics: ServiceEvents {
     func retry(_ upstream: Upstream, reason: String) {
         let counter = retries[UpstreamSeriesKey(upstream: upstream, outcome: reason)] ?? Self.retryCounter(upstream, reason: reason, registry: registry)
         counter.increment()
-        RequestRecord.current?.retried()
     }
 
     private static func upstreamSeries(_ upstream: Upstream, outcome: String, registry: MetricsRegistry) -> UpstreamSeries {
@@ -210,10 +209,7 @@ final class ServiceMetrics: ServiceEvents {
     }
 
     func coalesced() { coalescedRequests.increment() }
-    func loadStarted() {
-        loadsStarted.increment()
-        RequestRecord.current?.startedLoad()
-    }
+    func loadStarted() { loadsStarted.increment() }
     func upstreamLoadStarted() { upstreamLoads.increment() }
     func loadCancelled() { loadCancellations.increment() }
     func loadRefused() { loadRefusals.increment() }

@@ -5,6 +5,8 @@ struct LoadContext: Sendable {
     /// The request that started the load: passed upstream as `X-Request-ID`.
     let requestID: String
     let trace: TraceContext?
+    /// The request that started the load, told of its upstream work (``LoadObserver``).
+    let observer: (any LoadObserver)?
     /// Taken before the load began: a store an invalidation overtook is refused.
     let token: LoadToken
     /// Fleet mode: the latest fleet invalidation known when the load began, stamped on the page

@@ -4,12 +4,14 @@ extension ProductDetailsService {
     /// A repeated id is loaded once. Loads run in a task group with at most
     /// `settings.batchParallelism` at once (a sliding window, so a slow id does not hold back a
     /// whole wave), on the caller's executor, sharing the cache and the in-flight table.
+    /// `observer` is told of the work of every load the batch starts.
     /// - Throws: 400 when more than `settings.maxBatch` ids are asked for;
     ///   ``ProductDetailsError/cancelled`` when the batch's task is cancelled.
     package func details(
         ids: [String],
         requestID: String = "",
         trace: TraceContext? = nil,
+        observer: (any LoadObserver)? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> [Result<DetailAnswer, ProductDetailsError>] {
         guard ids.count <= settings.maxBatch else {
@@ -31,7 +33,7 @@ extension ProductDetailsService {
                 let id = unique[index]
                 next += 1
                 group.addTask(executorPreference: executor) {
-                    (index, await self.result(id: id, requestID: requestID, trace: trace, executor: executor))
+                    (index, await self.result(id: id, requestID: requestID, trace: trace, observer: observer, executor: executor))
                 }
             }
             while next < min(width, unique.count) { startNext() }
@@ -46,10 +48,10 @@ extension ProductDetailsService {
     }
 
     private func result(
-        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?
+        id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?
     ) async -> Result<DetailAnswer, ProductDetailsError> {
         do throws(ProductDetailsError) {
-            return .success(try await detail(id: id, requestID: requestID, trace: trace, executor: executor))
+            return .success(try await detail(id: id, requestID: requestID, trace: trace, observer: observer, executor: executor))
         } catch {
             return .failure(error)
         }

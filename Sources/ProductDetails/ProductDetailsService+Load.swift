@@ -42,13 +42,13 @@ extension ProductDetailsService {
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
     /// error: it becomes a briefly cached 404 document.
     func load(
-        id: String, requestID: String, trace: TraceContext? = nil, readsShared: Bool = true, executor: (any TaskExecutor)? = nil,
-        early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil
+        id: String, requestID: String, trace: TraceContext? = nil, observer: (any LoadObserver)? = nil, readsShared: Bool = true,
+        executor: (any TaskExecutor)? = nil, early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil
     ) async throws -> LoadedDocument {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
-            id: id, requestID: requestID, trace: trace, token: cache.loadToken(for: id), stamp: shared?.stamp,
+            id: id, requestID: requestID, trace: trace, observer: observer, token: cache.loadToken(for: id), stamp: shared?.stamp,
             deadline: time.now + settings.requestDeadline, executor: executor)
         var traced: AnswerEarly?
         if let early {
@@ -307,7 +307,8 @@ extension ProductDetailsService {
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         do throws(UpstreamFailure) {
-            return .success(try await retrier.run(upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, operation))
+            return .success(try await retrier.run(
+                upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, observer: context.observer, operation))
         } catch {
             return .failure(error)
         }

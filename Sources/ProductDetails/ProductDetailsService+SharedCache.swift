@@ -38,7 +38,8 @@ extension ProductDetailsService {
                 if let refresh {
                     // As with a stale L1 page: refreshed without waiters, on a deadline of its own.
                     let context = LoadContext(
-                        id: id, requestID: context.requestID, trace: context.trace, token: context.token, stamp: context.stamp,
+                        id: id, requestID: context.requestID, trace: context.trace, observer: context.observer, token: context.token,
+                        stamp: context.stamp,
                         deadline: time.now + settings.requestDeadline, executor: context.executor)
                     Task(executorPreference: context.executor) {
                         _ = try? await self.loadUnderLease(context, claim: refresh, shared: shared, status: SharedCacheStatus(result: .stale))

@@ -83,11 +83,13 @@ package final class ProductDetailsService: Sendable {
 
     /// The detail document for `id`: a 200 detail or a cached 404 problem document. One cache
     /// look-up (``lookUpDetail(id:noCache:)``), then, unless it was fresh,
-    /// ``detail(after:requestID:trace:executor:)``.
+    /// ``detail(after:requestID:trace:observer:executor:)``.
     ///
     /// - Parameters:
     ///   - noCache: skip the cache lookup (a client's `Cache-Control: no-cache`), but still join a
     ///     load already in flight: it started no earlier than this request, so it is fresh enough.
+    ///   - observer: told of the upstream work of a load this request starts (a refresh it
+    ///     starts too); not of a load it joins.
     ///   - executor: where a load this request starts runs (the caller's event loop).
     /// - Throws: 400, 502, 503, 504 as ``ProductDetailsError``; ``ProductDetailsError/cancelled``
     ///   when this request's task is cancelled.
@@ -96,18 +98,19 @@ package final class ProductDetailsService: Sendable {
         noCache: Bool = false,
         requestID: String = "",
         trace: TraceContext? = nil,
+        observer: (any LoadObserver)? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
         switch lookUpDetail(id: id, noCache: noCache) {
         case .answered(let answer):
             return answer
         case .pending(let pending):
-            return try await detail(after: pending, requestID: requestID, trace: trace, executor: executor)
+            return try await detail(after: pending, requestID: requestID, trace: trace, observer: observer, executor: executor)
         }
     }
 
     /// The one cache look-up of a detail request, synchronous: a fresh answer at once, or what
-    /// ``detail(after:requestID:trace:executor:)`` needs to finish without a second look-up.
+    /// ``detail(after:requestID:trace:observer:executor:)`` needs to finish without a second look-up.
     /// An invalid id is not looked up (the pending detail throws `invalidID`).
     package func lookUpDetail(id: String, noCache: Bool = false) -> DetailLookup {
         guard Self.isValidID(id), !noCache else { return .pending(PendingDetail(id: id, cached: nil, noCache: noCache)) }
@@ -118,24 +121,29 @@ package final class ProductDetailsService: Sendable {
 
     /// Finishes a detail request whose look-up found nothing fresh: serves a document stale
     /// within stale-while-revalidate (starting its one refresh), or joins or starts the load.
-    /// - Throws: as ``detail(id:noCache:requestID:trace:executor:)``.
+    /// - Throws: as ``detail(id:noCache:requestID:trace:observer:executor:)``.
     package func detail(
         after pending: PendingDetail,
         requestID: String = "",
         trace: TraceContext? = nil,
+        observer: (any LoadObserver)? = nil,
         executor: (any TaskExecutor)? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
         let id = pending.id
         guard Self.isValidID(id) else { throw .invalidID }
         if case .stale(let document, let age, revalidate: true, _)? = pending.cached {
-            await refreshInBackground(id: id, requestID: requestID, trace: trace, executor: executor)
+            // Told now, not when the refresh's task runs: the request's answer goes first.
+            if await refreshInBackground(id: id, requestID: requestID, trace: trace, observer: observer, executor: executor) {
+                observer?.loadStarted()
+            }
             events.cacheLookup(.stale)
             return DetailAnswer(
                 document: document,
                 cache: CacheOutcome(result: .stale, ttlRemaining: .zero - age, servedStaleBecause: "revalidating")
             )
         }
-        return try await loadAnswer(id: id, requestID: requestID, trace: trace, executor: executor, readsShared: !pending.noCache)
+        return try await loadAnswer(
+            id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, readsShared: !pending.noCache)
     }
 
     private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {
@@ -202,12 +210,17 @@ package final class ProductDetailsService: Sendable {
     /// - Parameter readsShared: `false` for a client's `no-cache`: a load this request starts goes
     ///   to the upstreams without reading the shared cache (joining a running load stays allowed).
     private func loadAnswer(
-        id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?, readsShared: Bool = true
+        id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?,
+        readsShared: Bool = true
     ) async throws(ProductDetailsError) -> DetailAnswer {
         let failure: ProductDetailsError
         do {
+            // Only the load this request starts runs this closure: a request that joins one
+            // hears nothing of its work.
             let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
-                try await self.load(id: id, requestID: requestID, trace: trace, readsShared: readsShared, executor: executor, early: early)
+                observer?.loadStarted()
+                return try await self.load(
+                    id: id, requestID: requestID, trace: trace, observer: observer, readsShared: readsShared, executor: executor, early: early)
             }
             let traceID = collapsed ? loaded.traceID : nil
             if let staleAge = loaded.staleAge {
@@ -258,10 +271,13 @@ package final class ProductDetailsService: Sendable {
         }
     }
 
-    /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running.
-    private func refreshInBackground(id: String, requestID: String, trace: TraceContext?, executor: (any TaskExecutor)?) async {
+    /// Starts the one stale-while-revalidate refresh for `id` unless a load is already running;
+    /// returns whether it did.
+    private func refreshInBackground(
+        id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?
+    ) async -> Bool {
         await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
-            try await self.load(id: id, requestID: requestID, trace: trace, executor: executor, early: early)
+            try await self.load(id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, early: early)
         }
     }
 }

@@ -47,23 +47,26 @@ struct InMemoryApp {
         }
     }
 
-    private init(group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, surrogateKeyHeader: String?, fleet: Bool) {
+    private init(
+        group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, surrogateKeyHeader: String?, fleet: Bool, events: any ServiceEvents
+    ) {
         loop = group.loops[0]
         upstream = InMemoryUpstream(time: time)
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
         let logger = Logger(minimum: .info, writer: writer)
         sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
-        service = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
+        service = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore, events: events)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
             surrogateKeyHeader: surrogateKeyHeader, time: time)
     }
 
     private static func replica(
-        upstream: InMemoryUpstream, settings: ServiceSettings, time: ManualTimeSource, store: InMemorySharedPageStore?
+        upstream: InMemoryUpstream, settings: ServiceSettings, time: ManualTimeSource, store: InMemorySharedPageStore?,
+        events: any ServiceEvents = NoEvents()
     ) -> ProductDetailsService {
         ProductDetailsService(
-            products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time,
+            products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, events: events,
             shared: store.map { SharedCache(store: $0, time: time) }, random: { $0.lowerBound })
     }
 
@@ -75,14 +78,15 @@ struct InMemoryApp {
     }
 
     /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off; `fleet` gives
-    /// it an in-memory shared cache (``sharedStore``).
+    /// it an in-memory shared cache (``sharedStore``); `events` hears the service's events.
     static func with(
         settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken,
         surrogateKeyHeader: String? = nil, fleet: Bool = false,
-        _ body: (InMemoryApp) async throws -> Void
+        events: any ServiceEvents = NoEvents(), _ body: (InMemoryApp) async throws -> Void
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
-        let app = InMemoryApp(group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet)
+        let app = InMemoryApp(
+            group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet, events: events)
         // As a running replica, it has read the fleet's invalidation log.
         await app.service.shared?.subscribed()
         let outcome: Result<Void, any Error>

@@ -18,9 +18,9 @@ struct ServiceHarness {
     }
 
     /// `detail` as a `Result`, so tests can compare outcomes.
-    func detail(_ id: String, noCache: Bool = false) async -> Result<DetailAnswer, ProductDetailsError> {
+    func detail(_ id: String, noCache: Bool = false, observer: (any LoadObserver)? = nil) async -> Result<DetailAnswer, ProductDetailsError> {
         do throws(ProductDetailsError) {
-            return .success(try await service.detail(id: id, noCache: noCache, requestID: "req-\(id)"))
+            return .success(try await service.detail(id: id, noCache: noCache, requestID: "req-\(id)", observer: observer))
         } catch {
             return .failure(error)
         }

@@ -40,6 +40,8 @@ package struct Retrier: Sendable {
     /// Runs `operation` until it succeeds, fails for good, or `deadline` (absolute, in the time
     /// source's `now` terms) leaves no room for another attempt.
     ///
+    /// `observer` (the request whose load this call is part of) hears of each retry.
+    ///
     /// Throws the last attempt's failure, ``UpstreamFailure/circuitOpen`` when the breaker refused
     /// the first attempt, or ``UpstreamFailure/cancelled`` when the task is cancelled.
     package func run<T: Sendable>(
@@ -47,6 +49,7 @@ package struct Retrier: Sendable {
         deadline: Duration,
         requestID: String,
         trace: TraceContext? = nil,
+        observer: (any LoadObserver)? = nil,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
@@ -86,6 +89,7 @@ package struct Retrier: Sendable {
                 throw gaveUp(upstream, failure, attempts: attempt)
             }
             events.retry(upstream, reason: failure.label)
+            observer?.retried()
             do {
                 try await time.sleep(for: delay)
             } catch {
