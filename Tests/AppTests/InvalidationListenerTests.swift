@@ -13,8 +13,8 @@ struct InvalidationListenerTests {
 
     /// Runs `body` with an app and a listener on its service; the app's L1 starts capped, as
     /// fleet mode starts it before the first subscription.
-    static func withListener(_ body: (InMemoryApp, InvalidationListener) async throws -> Void) async throws {
-        try await InMemoryApp.with { app in
+    static func withListener(fleet: Bool = false, _ body: (InMemoryApp, InvalidationListener) async throws -> Void) async throws {
+        try await InMemoryApp.with(fleet: fleet) { app in
             let lines = LogLines()
             let writer = LogWriter(capacity: 1 << 16, destination: lines.destination)
             defer { _ = writer.close(within: .seconds(1)) }
@@ -89,6 +89,21 @@ struct InvalidationListenerTests {
             listener.handle(.message(channel: "invalidations", payload: Array("7 ".utf8) + InvalidationScope.product("p1").payload))
             #expect(!(try await app.request("/products/p1").immediate))
             #expect(try await app.request("/products/p2").immediate)
+        }
+    }
+
+    /// The sender knows its invalidation from Redis's answer and dropped its copies before
+    /// sending: its own message, coming back, must not drop the page reloaded since.
+    @Test func theSendersOwnMessageDoesNotDropTheReloadedPage() async throws {
+        try await Self.withListener(fleet: true) { app, listener in
+            listener.handle(.subscribed(isResubscription: false))
+            await app.drive(until: { app.service.shared?.knowsHistory == true })
+            _ = try await app.request("/products/p1")
+            #expect(try await app.delete("/cache/products/p1").status == 204)
+            #expect(!(try await app.request("/products/p1").immediate), "reloaded")
+            let sequence = try #require(app.sharedStore?.lastSequence)
+            listener.handle(.message(channel: "invalidations", payload: Array("\(sequence) ".utf8) + InvalidationScope.product("p1").payload))
+            #expect(try await app.request("/products/p1").immediate, "the reload stays")
         }
     }
 }

@@ -39,6 +39,19 @@ struct SharedDependentInvalidationTests {
         #expect(fleet.catalog.productPort.callCount == 2)
     }
 
+    /// Its own message coming back teaches the sender nothing: a reload it began after sending is
+    /// stored, not refused as if the product had been invalidated again.
+    @Test func theSendersOwnMessageIsKnownAlready() async throws {
+        let fleet = Replicas()
+        let replica = await fleet.replica()
+        _ = await replica.invalidate(.product("a-s1"))
+        let shared = try #require(replica.shared)
+        #expect(!shared.received(fleet.store.lastSequence, .product("a-s1")))
+        #expect(!shared.received(fleet.store.lastSequence - 1, .product("a-s1")))
+        #expect(shared.received(fleet.store.lastSequence + 1, .products(["a-s1", "b"])))
+        #expect(!shared.received(fleet.store.lastSequence + 1, .products(["a-s1", "b"])))
+    }
+
     @Test func anUnrelatedInvalidationKeepsTheSharedPage() async throws {
         let fleet = Replicas()
         let (first, second) = (await fleet.replica(), await fleet.replica())

@@ -36,7 +36,12 @@ struct InvalidationListener: Sendable {
             Task { await service.stopJoiningLoads(.everything) }
         case .message(_, let payload):
             guard let (sequence, scope) = InvalidationScope.message(payload) else { return }
-            service.shared?.received(sequence, scope)
+            // This replica's own invalidation, known from Redis's answer: its copies went before
+            // it was sent, and dropping them again would refuse the reloads begun since.
+            guard service.shared?.received(sequence, scope) ?? true else {
+                metrics.received(scope)
+                return
+            }
             service.dropCachedCopies(scope)
             // Counted once both halves are done.
             Task {

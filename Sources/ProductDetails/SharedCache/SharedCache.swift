@@ -32,7 +32,10 @@ package final class SharedCache: Sendable {
     }
 
     /// An invalidation the fleet sent (this replica's own included), as the broadcast told it.
-    package func received(_ sequence: UInt64, _ scope: InvalidationScope) {
+    /// Returns `false` when it was known already: this replica sent it (and dropped its copies
+    /// before sending), or the message came twice.
+    @discardableResult
+    package func received(_ sequence: UInt64, _ scope: InvalidationScope) -> Bool {
         invalidations.withLock { log in
             switch scope {
             case .everything: log.recordEverything(sequence)
@@ -144,7 +147,7 @@ package final class SharedCache: Sendable {
     func invalidate(_ scope: InvalidationScope) async -> Result<Int, SharedStoreFailure> {
         let result = await guarded({ deadline async throws(SharedStoreFailure) in
             try await store.invalidate(scope, deadline: deadline)
-        }, deadline: deadline())
+        }, deadline: time.now + settings.invalidationTimeout)
         guard let result else {
             return .failure(.unavailable("The shared cache is not being asked: its circuit breaker is open after repeated failures."))
         }

@@ -26,6 +26,12 @@ package struct SharedCacheSettings: Sendable, Equatable {
     /// fits, for a few hundred kilobytes.
     package var invalidationMemory: Int
 
+    /// How long an invalidation may wait for Redis: an operator's call, not a page's, and a bulk
+    /// of a thousand ids is a thousand commands, so at least a second (or `timeout` if longer).
+    package var invalidationTimeout: Duration {
+        max(timeout, .seconds(1))
+    }
+
     package init(
         timeout: Duration = .milliseconds(250),
         leaseDuration: Duration = .seconds(1),

@@ -31,11 +31,16 @@ struct SharedInvalidationLog {
         self.capacity = max(1, capacity)
     }
 
-    mutating func record(_ sequence: UInt64, ids: [String]) {
+    /// Returns whether it taught anything new (a message seen before, or the sender's own
+    /// invalidation coming back, teaches nothing).
+    @discardableResult
+    mutating func record(_ sequence: UInt64, ids: [String]) -> Bool {
         latest = max(latest, sequence)
+        var learned = false
         for id in ids where invalidatedAt[id, default: 0] < sequence {
             invalidatedAt[id] = sequence
             history.append((sequence, id))
+            learned = true
         }
         while history.count - head > capacity {
             let forgotten = history[head]
@@ -47,11 +52,15 @@ struct SharedInvalidationLog {
             history.removeFirst(head)
             head = 0
         }
+        return learned
     }
 
-    mutating func recordEverything(_ sequence: UInt64) {
+    @discardableResult
+    mutating func recordEverything(_ sequence: UInt64) -> Bool {
         latest = max(latest, sequence)
-        everythingAt = max(everythingAt, sequence)
+        guard everythingAt < sequence else { return false }
+        everythingAt = sequence
+        return true
     }
 
     /// Counts subscriptions: a log read for an earlier one may predate a later gap.
