@@ -281,7 +281,7 @@ extension ProductDetailsService {
     /// One upstream call through its retrier, its failure as a value.
     private func fetch<T: Sendable>(
         _ upstream: Upstream, _ context: LoadContext, using retrier: Retrier,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         do throws(UpstreamFailure) {
             return .success(try await retrier.run(upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, operation))

@@ -47,7 +47,7 @@ package struct Retrier: Sendable {
         deadline: Duration,
         requestID: String,
         trace: TraceContext? = nil,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         // Two copies of the loop: an async function's frame comes from its task's allocator, and
         // the copy for a call that is never hedged carries no room for the race.
@@ -60,7 +60,7 @@ package struct Retrier: Sendable {
     @inline(never)
     private func runAlone<T: Sendable>(
         _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         try await attempts(upstream, deadline: deadline, requestID: requestID, trace: trace, mayHedge: false, operation)
     }
@@ -68,7 +68,7 @@ package struct Retrier: Sendable {
     @inline(never)
     private func runHedged<T: Sendable>(
         _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         try await attempts(upstream, deadline: deadline, requestID: requestID, trace: trace, mayHedge: true, operation)
     }
@@ -78,7 +78,7 @@ package struct Retrier: Sendable {
     @inline(__always)
     private func attempts<T: Sendable>(
         _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?, mayHedge: Bool,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
         var attempt = 1
@@ -165,7 +165,7 @@ package struct Retrier: Sendable {
     @inline(__always)
     private func hedged<T: Sendable>(
         _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         let race = HedgeRace<T>()
         let timer = time.schedule(after: delay, target: race)
@@ -184,7 +184,7 @@ package struct Retrier: Sendable {
     /// that a call answered before its delay carries no room for a second child task.
     private func sendHedge<T: Sendable>(
         _ upstream: Upstream, _ call: UpstreamCall, deadline: Duration, into race: HedgeRace<T>,
-        _ operation: nonisolated(nonsending) @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         events.hedge(upstream, .sent)
         hedger?.recordSlow()
