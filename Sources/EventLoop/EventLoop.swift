@@ -15,9 +15,9 @@ import Glibc
 /// and `uv_async_send` wakes the loop (libuv coalesces those wake-ups; the async callback drains
 /// everything that has arrived).
 ///
-/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`
-/// and `readBuffer` are touched only on the loop thread (after `init`, which runs before the thread
-/// starts). `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
+/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`,
+/// `readBuffer` and `madeTimerQueue` are touched only on the loop thread (after `init`, which runs
+/// before the thread starts). `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
 package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
     package let index: Int
@@ -38,6 +38,16 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Scratch memory for libuv reads: a read callback consumes it before the next allocation.
     let readBuffer: UnsafeMutableRawBufferPointer
+
+    private var madeTimerQueue: LoopTimerQueue?
+
+    /// The loop's scheduled callbacks (``LoopTimeSource/schedule(after:target:)``), made on first use.
+    var timerQueue: LoopTimerQueue {
+        if let madeTimerQueue { return madeTimerQueue }
+        let queue = LoopTimerQueue(loop: self)
+        madeTimerQueue = queue
+        return queue
+    }
 
     private struct Inbox {
         var work: [RemoteWork] = []
@@ -173,6 +183,8 @@ package final class EventLoop: @unchecked Sendable {
         inbox.withLock { $0.closed = true }
         drain()
         uv_walk(uvLoop, closeEveryHandle, nil)
+        // Its timer is closing: what still waits will never run, and holds the loop.
+        madeTimerQueue = nil
     }
 
     fileprivate func closeInternalHandle(_ handle: UnsafeMutablePointer<uv_handle_t>) {

@@ -33,19 +33,31 @@ package struct LoopTimeSource: TimeSource {
         }
     }
 
-    /// A libuv timer on the caller's loop (or the fallback one), with no task and no hop when
-    /// called on a loop thread.
+    /// On the caller's loop (or the fallback one), in the loop's ``LoopTimerQueue``: no task, and
+    /// no hop when called on a loop thread.
     package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction {
+        schedule(after: delay, target: ClosureTarget(action: action))
+    }
+
+    /// ``schedule(after:_:)`` whose only allocation is the returned action.
+    package func schedule(after delay: Duration, target: any TimerTarget) -> any ScheduledAction {
         let deadline = ContinuousClock.now + delay
         if let loop = EventLoop.current {
-            let scheduled = LoopScheduledAction(loop: loop)
-            scheduled.arm(until: deadline, action)
+            let scheduled = LoopScheduledAction(loop: loop, deadline: deadline, target: target)
+            loop.timerQueue.insert(scheduled)
             return scheduled
         }
-        let scheduled = LoopScheduledAction(loop: fallbackLoop)
-        fallbackLoop.execute { scheduled.arm(until: deadline, action) }
+        let scheduled = LoopScheduledAction(loop: fallbackLoop, deadline: deadline, target: target)
+        fallbackLoop.execute { scheduled.loop.timerQueue.insert(scheduled) }
         return scheduled
     }
+}
+
+/// A closure as a ``TimerTarget``.
+private final class ClosureTarget: TimerTarget {
+    let action: @Sendable () -> Void
+    init(action: @escaping @Sendable () -> Void) { self.action = action }
+    func timerFired() { action() }
 }
 
 /// One pending `LoopTimeSource.sleep`: resumed exactly once, by its timer or by cancellation.

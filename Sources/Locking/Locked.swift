@@ -11,12 +11,17 @@ import Glibc
 /// Normally it *is* a `Mutex`. ThreadSanitizer on Linux does not see `Mutex`'s futex and reports
 /// false races on everything it guards, so a build with `-D TSAN_LOCKS` (set by
 /// `make test-tsan`) swaps in a pthread mutex, which TSan understands. Nothing else changes.
-package struct Locked<Value: ~Copyable>: ~Copyable {
+///
+/// `public`, unlike the rest of the project: Swift 6.3 does not inline `@inlinable package`
+/// members of this type into other modules (a `Mutex` inside, `sending` and typed throws), so
+/// every lock taken elsewhere called an unspecialized `withLock` that looked up the generic
+/// metadata of its `Mutex` at run time. As `public` they inline to the `Mutex` itself.
+public struct Locked<Value: ~Copyable>: ~Copyable {
     #if TSAN_LOCKS
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let storage: UnsafeMutablePointer<Value>
 
-    package init(_ initialValue: consuming sending Value) {
+    public init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         storage = .allocate(capacity: 1)
@@ -30,7 +35,7 @@ package struct Locked<Value: ~Copyable>: ~Copyable {
         mutex.deallocate()
     }
 
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
+    public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
@@ -41,12 +46,12 @@ package struct Locked<Value: ~Copyable>: ~Copyable {
     @usableFromInline let mutex: Mutex<Value>
 
     @inlinable
-    package init(_ initialValue: consuming sending Value) {
+    public init(_ initialValue: consuming sending Value) {
         mutex = Mutex(initialValue)
     }
 
     @inlinable
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
+    public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock(body)

@@ -8,7 +8,7 @@ import Timekeeping
 /// here first: both parts in is the common case, and costs nothing more. Otherwise it waits for
 /// them or for the end of its grace (``waitForBoth(orUntil:on:)``), whichever is first,
 /// and may answer with what is here before it awaits the late part itself.
-final class ArrivingParts: Sendable {
+final class ArrivingParts: TimerTarget {
     private struct State {
         var reviews: Result<[Review], UpstreamFailure>?
         var suggested: Result<[Product], UpstreamFailure>?
@@ -43,7 +43,7 @@ final class ArrivingParts: Sendable {
     /// with its product never gets this far.
     func waitForBoth(orUntil grace: Duration, on time: any TimeSource) async {
         guard !bothArrived else { return }
-        let timer = time.schedule(after: grace) { self.endWait() }
+        let timer = time.schedule(after: grace, target: self)
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
@@ -69,6 +69,8 @@ final class ArrivingParts: Sendable {
         }
         waiter?.resume()
     }
+
+    func timerFired() { endWait() }
 
     private func endWait() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

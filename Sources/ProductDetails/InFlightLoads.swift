@@ -145,7 +145,7 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         guard loads.count < maxLoads else { throw InFlightLoadsOverloaded(limit: maxLoads) }
         nextID += 1
         let loadID = nextID
-        let early = EarlyAnswer { value in await self.complete(loadID: loadID, with: .success(value)) }
+        let early = EarlyAnswer(loads: self, loadID: loadID)
         let task = Task(executorPreference: executor) {
             let result: Result<Value, any Error>
             do {
@@ -163,11 +163,13 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     /// Answers a load's waiters before it ends (``value(for:joinable:executor:load:)``).
+    /// The table and the load, not a closure: a load gets one without an allocation.
     package struct EarlyAnswer: Sendable {
-        let deliver: @Sendable (Value) async -> Void
+        let loads: InFlightLoads
+        let loadID: UInt64
 
         package func callAsFunction(_ value: Value) async {
-            await deliver(value)
+            await loads.complete(loadID: loadID, with: .success(value))
         }
     }
 

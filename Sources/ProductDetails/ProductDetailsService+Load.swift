@@ -32,9 +32,6 @@ struct LoadedDocument: Sendable {
 /// there is nothing new to store (the parts failed, or an invalidation overtook the load).
 typealias LateCompletion = nonisolated(nonsending) @Sendable (LoadedDocument?) async -> Void
 
-/// Gives a load's waiters a page before the load ends (answered without a late optional part).
-typealias AnswerEarly = nonisolated(nonsending) @Sendable (LoadedDocument) async -> Void
-
 extension ProductDetailsService {
     /// Fetches the three parts at once, merges and encodes them, and stores the result.
     ///
@@ -50,29 +47,26 @@ extension ProductDetailsService {
         let context = LoadContext(
             id: id, requestID: requestID, trace: trace, observer: observer, token: cache.loadToken(for: id), stamp: shared?.stamp,
             deadline: time.now + settings.requestDeadline, executor: executor)
-        var traced: AnswerEarly?
-        if let early {
-            traced = { loaded in
-                var loaded = loaded
-                loaded.traceID = trace?.traceID
-                await early(loaded)
-            }
-        }
-        var loaded = try await loadUntraced(context, readsShared: readsShared, answerEarly: traced)
+        let answerEarly = early.map { AnswerEarly($0, traceID: trace?.traceID) }
+        // Without a shared cache a load is its upstream calls: no frame for the fleet's phases.
+        var loaded = shared == nil
+            ? try await loadFromUpstreams(context, answerEarly: answerEarly)
+            : try await loadUntraced(context, readsShared: readsShared, answerEarly: answerEarly)
         loaded.traceID = trace?.traceID
         return loaded
     }
 
+    /// Outlined: its frame (the fleet's phases) is large, and a single node's load never needs it.
+    @inline(never)
     private func loadUntraced(_ context: LoadContext, readsShared: Bool, answerEarly: AnswerEarly?) async throws -> LoadedDocument {
         guard let shared else {
             return try await loadFromUpstreams(context, answerEarly: answerEarly)
         }
         func withStatus(_ status: SharedCacheStatus) -> AnswerEarly? {
-            guard let answerEarly else { return nil }
-            return { loaded in
+            answerEarly?.preparing { loaded in
                 var loaded = loaded
                 loaded.shared = status
-                await answerEarly(loaded)
+                return loaded
             }
         }
         guard readsShared else {
@@ -118,15 +112,12 @@ extension ProductDetailsService {
         let renewal = keepRenewing(claim, in: shared)
         // The page answered without a late part is shared at once; the lease stays for the
         // completed one, which `whenComplete` stores (releasing it), or gives the lease up.
-        var early: AnswerEarly?
-        if let answerEarly {
-            early = { [status] loaded in
-                var loaded = loaded
-                var status = status
-                if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
-                loaded.shared = status
-                await answerEarly(loaded)
-            }
+        let early = answerEarly?.preparing { [status] loaded in
+            var loaded = loaded
+            var status = status
+            if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
+            loaded.shared = status
+            return loaded
         }
         let whenComplete: LateCompletion = { completed in
             if let page = completed?.page {

@@ -14,6 +14,10 @@ package protocol TimeSource: Sendable {
     /// costs no task, for a race that usually ends before it (a hedge's delay). `action` runs on
     /// whatever thread the source fires on, so it only hands work on.
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ScheduledAction
+
+    /// ``schedule(after:_:)`` calling `target.timerFired()`: the target is the callback, so a
+    /// source that keeps its own timers needs no closure for it.
+    func schedule(after delay: Duration, target: any TimerTarget) -> any ScheduledAction
 }
 
 extension TimeSource {
@@ -23,6 +27,10 @@ extension TimeSource {
             do { try await sleep(for: delay) } catch { return }
             action()
         })
+    }
+
+    package func schedule(after delay: Duration, target: any TimerTarget) -> any ScheduledAction {
+        schedule(after: delay) { target.timerFired() }
     }
 }
 

@@ -1,6 +1,7 @@
 import EventLoop
 import Synchronization
 import Testing
+import Timekeeping
 
 @Suite("Loop time source and timers")
 struct LoopTimeSourceTests {
@@ -48,6 +49,53 @@ struct LoopTimeSourceTests {
         }
         let didRun = ran.load(ordering: .relaxed)
         #expect(!didRun)
+    }
+
+    /// One libuv timer serves every scheduled action of a loop: they run in deadline order (ties
+    /// in the order scheduled), and cancelling the earliest, which the timer is armed for, must
+    /// not strand the later ones.
+    @Test func scheduledActionsRunInDeadlineOrderWhenTheEarliestIsCancelled() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let clock = LoopTimeSource(fallbackLoop: loop)
+        let order = await withCheckedContinuation { (continuation: CheckedContinuation<[Int], Never>) in
+            loop.execute {
+                // Loop-confined: every action runs on this loop's thread.
+                nonisolated(unsafe) var order: [Int] = []
+                let earliest = clock.schedule(after: .milliseconds(1)) { order.append(0) }
+                _ = clock.schedule(after: .milliseconds(6)) {
+                    order.append(3)
+                    continuation.resume(returning: order)
+                }
+                _ = clock.schedule(after: .milliseconds(3)) { order.append(1) }
+                _ = clock.schedule(after: .milliseconds(3)) { order.append(2) }
+                let later = clock.schedule(after: .milliseconds(4)) { order.append(-1) }
+                earliest.cancel()
+                later.cancel()
+            }
+        }
+        #expect(order == [1, 2, 3])
+    }
+
+    /// A target is called back as a closure would be, on the loop, and an action scheduled from
+    /// inside another's callback runs too.
+    @Test func aTargetIsCalledBackAndMayScheduleAgain() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let clock = LoopTimeSource(fallbackLoop: loop)
+        let calls = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let target = CountingTarget(loop: loop) { count, target in
+                if count == 1 {
+                    _ = clock.schedule(after: .zero, target: target)
+                } else {
+                    continuation.resume(returning: count)
+                }
+            }
+            loop.execute { _ = clock.schedule(after: .milliseconds(1), target: target) }
+        }
+        #expect(calls == 2)
     }
 
     @Test func cancellingASleepEndsItAtOnce() async throws {
@@ -131,6 +179,26 @@ struct LoopTimeSourceTests {
         }
         #expect(calls == ["delay"])
         #expect(firedAt < staleDeadline)
+    }
+}
+
+/// Counts its calls, each on `loop`'s thread.
+///
+/// `@unchecked Sendable`: `count` is touched only on `loop`'s thread (checked on each call).
+private final class CountingTarget: TimerTarget, @unchecked Sendable {
+    private let loop: EventLoop
+    private var count = 0
+    private let onCall: (Int, CountingTarget) -> Void
+
+    init(loop: EventLoop, onCall: @escaping (Int, CountingTarget) -> Void) {
+        self.loop = loop
+        self.onCall = onCall
+    }
+
+    func timerFired() {
+        precondition(loop.inLoop)
+        count += 1
+        onCall(count, self)
     }
 }
 

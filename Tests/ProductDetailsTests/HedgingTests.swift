@@ -17,6 +17,26 @@ struct HedgingTests {
         #expect(window.p95 == .milliseconds(1), "every slow sample has left the window")
     }
 
+    /// The percentile is selected in place, not sorted: any order of samples, with repeats, must
+    /// give the sorted nearest rank.
+    @Test func theSelectedPercentileIsTheSortedNearestRank() {
+        var random = SeededRandom(seed: 27)
+        for capacity in [1, 2, 3, 7, 20, 128] {
+            var window = LatencyWindow(capacity: capacity, recomputeEvery: 1)
+            var held: [Int] = []
+            for _ in 0..<(capacity * 3) {
+                // A few distinct values, so that runs of equal samples are common.
+                let millisecond = Int.random(in: 0...(capacity / 2 + 1), using: &random)
+                window.record(.milliseconds(millisecond))
+                held.append(millisecond)
+                if held.count > capacity { held.removeFirst() }
+                let sorted = held.sorted()
+                let rank = (95 * sorted.count + 99) / 100
+                #expect(window.p95 == .milliseconds(sorted[rank - 1]), "capacity \(capacity), samples \(held)")
+            }
+        }
+    }
+
     @Test func thePercentileIsRecomputedEveryFewSamplesNotOnEachRead() {
         var window = LatencyWindow(capacity: 10, recomputeEvery: 4)
         window.record(.milliseconds(5))

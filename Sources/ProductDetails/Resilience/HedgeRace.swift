@@ -1,18 +1,33 @@
 import Locking
+import Timekeeping
 
 /// What the attempts and the timer of one hedged attempt tell the task that runs it, in order.
 ///
-/// A box, not a task group: the first attempt is an `async let` and the delay a callback timer,
-/// so a call that answers before the delay (nearly all) starts one child task and no timer task.
-final class HedgeRace<T: Sendable>: Sendable {
+/// A box, not a task group: the first attempt is an `async let` and the delay a timer whose
+/// target is the box itself, so a call that answers before the delay (nearly all) starts one
+/// child task and no timer task. The events wait in place (at most the timer's and two answers),
+/// so posting one allocates nothing.
+final class HedgeRace<T: Sendable>: TimerTarget {
     enum Event: Sendable {
         case answered(Result<T, UpstreamFailure>, byHedge: Bool)
         case delayPassed
     }
 
     private struct State {
-        var queued: [Event] = []
+        /// Events not yet taken, oldest first.
+        var queued: InlineArray<3, Event?> = InlineArray(repeating: nil)
+        var count = 0
         var waiter: UnsafeContinuation<Event, Never>?
+
+        mutating func take() -> Event? {
+            guard count > 0 else { return nil }
+            let first = queued[0]
+            queued[0] = queued[1]
+            queued[1] = queued[2]
+            queued[2] = nil
+            count -= 1
+            return first
+        }
     }
 
     private let state = Locked(State())
@@ -20,7 +35,10 @@ final class HedgeRace<T: Sendable>: Sendable {
     func post(_ event: Event) {
         let waiter = state.withLock { state -> UnsafeContinuation<Event, Never>? in
             guard let waiter = state.waiter else {
-                state.queued.append(event)
+                // One timer event and one answer per attempt: never more than three.
+                precondition(state.count < 3, "a hedge race got more than three events")
+                state.queued[state.count] = event
+                state.count += 1
                 return nil
             }
             state.waiter = nil
@@ -29,11 +47,13 @@ final class HedgeRace<T: Sendable>: Sendable {
         waiter?.resume(returning: event)
     }
 
+    func timerFired() { post(.delayPassed) }
+
     /// The next event; one task waits at a time.
     func next() async -> Event {
         await withUnsafeContinuation { continuation in
             let ready = state.withLock { state -> Event? in
-                guard state.queued.isEmpty else { return state.queued.removeFirst() }
+                if let first = state.take() { return first }
                 state.waiter = continuation
                 return nil
             }

@@ -2,14 +2,14 @@
 /// value: the hedge delay's measure of "slower than usual".
 ///
 /// A ring of the last `capacity` successes (constant memory); the percentile is recomputed every
-/// `recomputeEvery` new samples rather than on each read, so a load pays a sort of the ring only
-/// once in that many calls. Attempts that timed out or lost a hedge race are censored (never
+/// `recomputeEvery` new samples rather than on each read, so a load pays a selection over the
+/// ring only once in that many calls. Attempts that timed out or lost a hedge race are censored (never
 /// recorded): counting a hedged call's slow first attempt would raise the delay that hedged it.
 package struct LatencyWindow: Sendable {
     package let capacity: Int
     private var samples: [Int64] = []
-    /// The samples sorted at the last recomputation: kept so that sorting allocates nothing.
-    private var sorted: [Int64] = []
+    /// Scratch for the selection: kept so that a recomputation allocates nothing.
+    private var scratch: [Int64] = []
     private var next = 0
     private var sinceRecompute = 0
     private var cachedP95: Int64?
@@ -19,7 +19,7 @@ package struct LatencyWindow: Sendable {
         self.capacity = max(1, capacity)
         self.recomputeEvery = max(1, recomputeEvery)
         samples.reserveCapacity(self.capacity)
-        sorted.reserveCapacity(self.capacity)
+        scratch.reserveCapacity(self.capacity)
     }
 
     package var count: Int { samples.count }
@@ -45,10 +45,39 @@ package struct LatencyWindow: Sendable {
     private mutating func recompute() {
         sinceRecompute = 0
         guard !samples.isEmpty else { return }
-        sorted.removeAll(keepingCapacity: true)
-        sorted.append(contentsOf: samples)
-        sorted.sort()
-        let rank = (95 * sorted.count + 99) / 100
-        cachedP95 = sorted[max(0, rank - 1)]
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: samples)
+        let rank = (95 * scratch.count + 99) / 100
+        cachedP95 = scratch.withUnsafeMutableBufferPointer { Self.select(max(0, rank - 1), in: $0) }
+    }
+
+    /// The `k`-th smallest element (from 0), by Hoare's selection in place: the standard library's
+    /// sort allocates a merge buffer, and only one rank is wanted.
+    private static func select(_ k: Int, in values: UnsafeMutableBufferPointer<Int64>) -> Int64 {
+        var low = 0
+        var high = values.count - 1
+        while low < high {
+            let pivot = values[low + (high - low) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            // [low, j] holds values <= pivot, [i, high] values >= pivot, and anything between equals it.
+            if k <= j {
+                high = j
+            } else if k >= i {
+                low = i
+            } else {
+                return values[k]
+            }
+        }
+        return values[k]
     }
 }

@@ -52,6 +52,37 @@ package struct Retrier: Sendable {
         observer: (any LoadObserver)? = nil,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
+        // Two copies of the loop: an async function's frame comes from its task's allocator, and
+        // the copy for a call that is never hedged carries no room for the race.
+        if hedger == nil {
+            return try await runAlone(upstream, deadline: deadline, requestID: requestID, trace: trace, observer: observer, operation)
+        }
+        return try await runHedged(upstream, deadline: deadline, requestID: requestID, trace: trace, observer: observer, operation)
+    }
+
+    @inline(never)
+    private func runAlone<T: Sendable>(
+        _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?,
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async throws(UpstreamFailure) -> T {
+        try await attempts(upstream, deadline: deadline, requestID: requestID, trace: trace, observer: observer, mayHedge: false, operation)
+    }
+
+    @inline(never)
+    private func runHedged<T: Sendable>(
+        _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?,
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async throws(UpstreamFailure) -> T {
+        try await attempts(upstream, deadline: deadline, requestID: requestID, trace: trace, observer: observer, mayHedge: true, operation)
+    }
+
+    /// The retry loop of ``run(_:deadline:requestID:trace:observer:_:)``; `mayHedge` is a constant
+    /// in each copy, so the one without a hedger loses the race's code and frame.
+    @inline(__always)
+    private func attempts<T: Sendable>(
+        _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, mayHedge: Bool,
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async throws(UpstreamFailure) -> T {
         budget.recordRequest()
         var attempt = 1
         var lastFailure: UpstreamFailure?
@@ -67,7 +98,7 @@ package struct Retrier: Sendable {
             }
             let call = UpstreamCall(timeout: policy.attemptTimeout(now: started, deadline: deadline), requestID: requestID, trace: trace)
             let outcome: Result<T, UpstreamFailure>
-            let hedging = hedger?.delay(at: started)
+            let hedging = mayHedge ? hedger?.delay(at: started) : nil
             if let hedging, let delay = hedging.delay, hedging.armed, delay < call.timeout {
                 outcome = await hedged(upstream, call, after: delay, deadline: deadline, operation)
             } else {
@@ -131,12 +162,17 @@ package struct Retrier: Sendable {
     /// answer wins (a failure that is an answer, such as a `404`, too), and the other attempt is
     /// cancelled. A failure that says the upstream is unwell (a time-out, a `5xx`) waits for the
     /// other attempt, if one runs.
+    ///
+    /// Inlined into the retry loop: an async function's frame comes from its task's allocator, and
+    /// a frame of its own here made every hedged call allocate one more block, too large for
+    /// malloc's per-thread cache.
+    @inline(__always)
     private func hedged<T: Sendable>(
         _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         let race = HedgeRace<T>()
-        let timer = time.schedule(after: delay) { race.post(.delayPassed) }
+        let timer = time.schedule(after: delay, target: race)
         defer { timer.cancel() }
         // Leaving the scope cancels whichever attempt still runs, and waits for it.
         async let _ = race.post(.answered(await attemptOnce(upstream, call, operation), byHedge: false))
@@ -145,6 +181,15 @@ package struct Retrier: Sendable {
             if !Task.isCancelled { events.hedge(upstream, .refused) }
             return await race.nextAnswer().outcome
         }
+        return await sendHedge(upstream, call, deadline: deadline, into: race, operation)
+    }
+
+    /// The hedge of ``hedged(_:_:after:deadline:_:)``, raced against the first attempt; apart, so
+    /// that a call answered before its delay carries no room for a second child task.
+    private func sendHedge<T: Sendable>(
+        _ upstream: Upstream, _ call: UpstreamCall, deadline: Duration, into race: HedgeRace<T>,
+        _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
+    ) async -> Result<T, UpstreamFailure> {
         events.hedge(upstream, .sent)
         hedger?.recordSlow()
         let hedgeCall = UpstreamCall(
