@@ -609,7 +609,7 @@ def dependent_scenario(args, work, rows, notes):
         probes = [Probe(port) for port in replicas]
         watcher = subscribe(redis_port, "pd:v2:invalidations")
         before = [metrics(port) for port in replicas]
-        results, trips, delivered, receivers = [], [], [], {}
+        results, trips, delivered, receivers, loads = [], [], [], {}, {}
         odd = 0
         candidate = 16001
         for index in range(rounds):
@@ -626,6 +626,7 @@ def dependent_scenario(args, work, rows, notes):
 
             def is_new(_, body):
                 return any(s["id"] == shown_id and s["priceInCents"] == new_price for s in body.get("suggested", []))
+            reset_stub(stub_port)
             admin = Probe(replicas[index % 3])
             admin.send(request(f"/cache/products/{shown_id}", "DELETE", [f"Authorization: Bearer {ADMIN_TOKEN}"]))
             status, headers = admin.response()
@@ -643,6 +644,10 @@ def dependent_scenario(args, work, rows, notes):
             count = headers.get("x-invalidation-receivers")
             receivers[count] = receivers.get(count, 0) + 1
             watcher = resubscribe(watcher, redis_port)
+            # How often the fleet loaded A again for the three replicas (1: one load, shared).
+            _, _, stats = get(f"http://127.0.0.1:{stub_port}/stats")
+            reloads = json.loads(stats)["requests"]["product"]
+            loads[reloads] = loads.get(reloads, 0) + 1
         after = [metrics(port) for port in replicas]
         for probe in probes + [watcher]:
             probe.close()
@@ -651,6 +656,11 @@ def dependent_scenario(args, work, rows, notes):
             process.stop()
 
     dropped = [delta(a, b, "product_details_dependent_pages_dropped_total") for a, b in zip(after, before)]
+    leases, reads = {}, {}
+    for a, b in zip(after, before):
+        for totals, family in ((leases, "product_details_leases_total"), (reads, "product_details_l2_reads_total")):
+            for key, value in changes(b, a, family).items():
+                totals[key] = totals.get(key, 0) + value
     last_sent = [max(s for s, _, _, _ in seen) * 1000 for seen in results]
     last_answered = [max(a for _, a, _, _ in seen) * 1000 for seen in results]
     last_old = [max(o for _, _, _, o in seen) * 1000 for seen in results]
@@ -669,7 +679,9 @@ def dependent_scenario(args, work, rows, notes):
                  f"the 204: {late} of {3 * rounds} (an old L1 answer took {spread([t * 1000 for t in trips]) if trips else 'none'}); "
                  f"old answers that were not L1 hits: {odd} (aim 0); X-Invalidation-Receivers "
                  f"{', '.join(f'{k}: {v} times' for k, v in receivers.items())}; dependent pages dropped per replica "
-                 f"{', '.join(f'{v:.0f}' for v in dropped)}")
+                 f"{', '.join(f'{v:.0f}' for v in dropped)}; upstream product calls per round for the 3 replicas' "
+                 f"reloads of A (1: one load shared through Redis) {', '.join(f'{k}: {v} rounds' for k, v in sorted(loads.items()))}; "
+                 f"over the run, the 3 replicas' leases {listing(leases)}, shared reads {listing(reads)}")
 
 
 def resubscribe(watcher, redis_port):
