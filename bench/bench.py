@@ -12,13 +12,13 @@ alternate between nginx and us, so a noisy neighbour hits both sides alike; a ro
 hypervisor stole more than BENCH_MAX_STEAL (default 5%) of the CPU time is measured again.
 
 Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N]
-                      [--scenarios healthz,hot,miss,herd,memory,logged,stub-miss,
-                                   l2,fleet-herd,invalidation,redis-down]
+                      [--scenarios healthz,hot,miss,fill,herd,memory,logged,stub-miss,
+                                   l2,fleet-herd,invalidation,dependent,bulk,redis-down]
 
 The `logged` rows turn logs on for both sides: ours at LOG_LEVEL=info with standard output to a
 file, nginx with its default access_log (combined format) to a file, next to the unlogged rows.
 
-The fleet rows (l2, fleet-herd, invalidation, redis-down: bench/fleet.py) run replicas with
+The fleet rows (l2, fleet-herd, invalidation, dependent, bulk, redis-down: bench/fleet.py) run replicas with
 REDIS_URL set against a redis-server started here, and print a table of their own.
 """
 import argparse
@@ -176,6 +176,7 @@ def median_of(results):
     merged["rss_mib"] = max(r["rss_mib"] for r in results)
     merged["steal"] = max(r["steal"] for r in results)
     merged["p99_runs"] = [r["p99"] for r in results]
+    merged["runs"] = results
     return merged
 
 
@@ -238,6 +239,9 @@ http {{
     listen 127.0.0.1:{port} reuseport;
     location = /healthz {{ default_type application/json; add_header Cache-Control no-store; return 200 '{{"status":"ok"}}'; }}
     location ~ ^/products/([A-Za-z0-9_-]+)$ {{ default_type application/json; alias {dir}/www/pages/$1.json; }}
+    location ~ ^/upstream/products/(p[0-9]+)-[0-9-]+$ {{ default_type application/json; alias {dir}/www/product/$1.json; }}
+    location ~ ^/upstream/products/(p[0-9]+)-[0-9-]+/reviews$ {{ default_type application/json; alias {dir}/www/reviews/$1.json; }}
+    location ~ ^/upstream/products/(p[0-9]+)-[0-9-]+/suggested$ {{ default_type application/json; alias {dir}/www/suggested/$1.json; }}
     location ~ ^/upstream/products/([A-Za-z0-9_-]+)$ {{ default_type application/json; alias {dir}/www/product/$1.json; }}
     location ~ ^/upstream/products/([A-Za-z0-9_-]+)/reviews$ {{ default_type application/json; alias {dir}/www/reviews/$1.json; }}
     location ~ ^/upstream/products/([A-Za-z0-9_-]+)/suggested$ {{ default_type application/json; alias {dir}/www/suggested/$1.json; }}
@@ -337,7 +341,7 @@ def main():
     parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "3")),
                         help="seconds per run (throughput scenarios run BENCH_ROUNDS runs per side)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "9")))
-    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,herd,memory,"
+    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,fill,herd,memory,"
                                                             + ",".join(fleet.FLEET_SCENARIOS)))
     parser.add_argument("--loops", type=int, default=int(os.environ.get("LOOPS", "1")),
                         help="the service's loops and nginx's workers")
@@ -437,6 +441,42 @@ def main():
                              f"upstream requests {upstream}, connections opened {opened}, reuse {reuse:.2%}"))
             service.stop()
             started.remove(service)
+
+        if "fill" in scenarios:
+            # Cache on, every request an id never asked before: `p<n>-<run>-<lap>` (the upstream
+            # export answers it with p<n>'s documents, see NGINX_CONF), so each answer is a load
+            # and a store into L1, which evicts once CACHE_MAX_ENTRIES (10,000) pages are held.
+            # The miss side (cache off, 5,000 ids) takes turns with it for the comparison.
+            upstream = f"http://127.0.0.1:{nginx_port}/upstream"
+            miss_service, miss_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
+            started.append(miss_service)
+            service, port = start_service({"UPSTREAM_URL": upstream, **loops})
+            started.append(service)
+            if not os.path.isdir(os.path.join(work, "www/pages")):
+                export_pages(miss_port, work, ids[:100])
+            hot_script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in ids[:100]])
+            miss_script = lua_paths(work, "miss.lua", [f"/products/{p}" for p in ids])
+            fill_script = os.path.join(work, "fill-new.lua")
+            with open(fill_script, "w") as f:
+                f.write("run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"
+                        "  return wrk.format(\"GET\", \"/products/p\" .. (i % 5000 + 1) .. \"-\" .. run .. \"-\" .. math.floor(i / 5000))\n"
+                        "end\n")
+            ceiling_fill, miss, ours = alternate([(nginx, f"http://127.0.0.1:{nginx_port}", hot_script),
+                                                  (miss_service, f"http://127.0.0.1:{miss_port}", miss_script),
+                                                  (service, f"http://127.0.0.1:{port}", fill_script)], args.duration, args.rounds)
+            _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
+            upstream_calls = sum(int(v) for v in re.findall(rb'upstream_requests_total\{[^}]*\} (\d+)', metrics))
+            entries = re.search(rb"cache_entries (\d+)", metrics)
+            served = sum(r["requests"] for r in ours["runs"])
+            lines.append(row("fill: cache on, every id new, nginx upstream (c64)", ours, ceiling_fill,
+                             f"{upstream_calls / 3 / max(1, served):.3f} loads per answer ({upstream_calls} upstream "
+                             f"requests for {served} answers); {entries.group(1).decode() if entries else '?'} pages cached "
+                             f"at the end; miss (cache off) in the same turns {miss['rps']:.0f} req/s, "
+                             f"{miss['cpu_us']:.1f} us/page: fill/miss CPU {ours['cpu_us'] / miss['cpu_us']:.2f}x"))
+            service.stop()
+            started.remove(service)
+            miss_service.stop()
+            started.remove(miss_service)
 
         if "stub-miss" in scenarios:
             service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "0", **loops})

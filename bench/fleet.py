@@ -12,10 +12,22 @@ Scenarios:
                 slowed to 200 ms: upstream calls per route, a few rounds with fresh ids.
   invalidation  three replicas hold a page as an L1 hit; from the DELETE's 204 until the last
                 replica stops answering it (each polled until its answer is not an L1 hit).
+  dependent     three replicas hold product A's page as an L1 hit; a product S that A suggests is
+                changed at the stub (its control route) and `DELETE /cache/products/S` goes to one
+                replica (in turn); from the 204 until the last replica shows S's new price inside
+                A's page (each polled until its answer, parsed, shows it).
+  bulk          200 pages an L1 hit on three replicas, all 200 products changed at the stub, one
+                `POST /cache/invalidations` of the 200 ids: its answer time, when the last poll
+                answered with an old page was sent, and until every replica showed every page new
+                (each round another id range, through another replica).
   redis-down    uncached pages per second of a replica whose Redis was killed after start
                 (breaker open) against single-node mode, taking turns.
 
-Settings (environment): BENCH_FLEET_HERD_ROUNDS (3), BENCH_INVALIDATION_ROUNDS (500); the
+The dependent and bulk rows start a catalog-stub of their own (their product changes touch no
+other row).
+
+Settings (environment): BENCH_FLEET_HERD_ROUNDS (3), BENCH_INVALIDATION_ROUNDS (500),
+BENCH_DEPENDENT_ROUNDS (500), BENCH_BULK_ROUNDS (5), BENCH_BULK_IDS (200); the
 turns follow bench.py's BENCH_SECONDS and BENCH_ROUNDS.
 """
 import concurrent.futures
@@ -33,7 +45,7 @@ import urllib.request
 
 from bench import Process, alternate, free_port, get, lua_paths, start_service, start_stub, wrk
 
-FLEET_SCENARIOS = ("l2", "fleet-herd", "invalidation", "redis-down")
+FLEET_SCENARIOS = ("l2", "fleet-herd", "invalidation", "dependent", "bulk", "redis-down")
 ADMIN_TOKEN = "bench-fleet-token"
 L1_HIT = "product-details; hit"
 # Linux's SO_TIMESTAMPNS (Python names no constant for it): the kernel's receive time of a packet.
@@ -286,13 +298,15 @@ class Probe:
         self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.buffer = b""
         self.stamp = None
+        self.body = b""
 
     def send(self, data):
         self.sock.sendall(data)
         return time.perf_counter()
 
     def take(self):
-        """(status, headers) of a complete response in the buffer, or None."""
+        """(status, headers) of a complete response in the buffer, or None; its body is left in
+        `body`."""
         end = self.buffer.find(b"\r\n\r\n")
         if end < 0:
             return None
@@ -304,6 +318,7 @@ class Probe:
         total = end + 4 + int(headers.get("content-length", "0"))
         if len(self.buffer) < total:
             return None
+        self.body = self.buffer[end + 4:total]
         self.buffer = self.buffer[total:]
         return int(lines[0].split()[1]), headers
 
@@ -468,6 +483,302 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
                  f"invalidations received per replica {', '.join(f'{v:.0f}' for v in received)}")
 
 
+def warm_everywhere(probes, paths, label):
+    """Asks every replica for every path twice, then once more, which must be an L1 hit; returns the
+    replicas' last answers' bodies per path, parsed (the first replica's)."""
+    pages = {}
+    for index, probe in enumerate(probes):
+        for path in paths:
+            for _ in range(2):
+                probe.send(request(path))
+                probe.response()
+        for path in paths:
+            probe.send(request(path))
+            status, headers = probe.response()
+            if status != 200 or not headers.get("cache-status", "").startswith(L1_HIT):
+                raise RuntimeError(f"{label}: {path} is not an L1 hit on replica {index} before the invalidation: "
+                                   f"{status} {headers.get('cache-status')}")
+            if index == 0:
+                pages[path] = json.loads(probe.body)
+    return pages
+
+
+def poll_until_new(lanes, is_new, start, label, limit=5.0, watcher=None):
+    """Polls over `lanes`, each (probe, replica, paths) with one request in flight on its probe,
+    cycling through the lane's paths not yet seen new, until `is_new(path, body)` held for every
+    path of every lane. Returns {(replica, path): (sent, answered, polls, old)}: seconds after
+    `start` of the poll that first saw the path new and of its answer, how many polls it took, and
+    when the last poll answered with the old page was sent (0 if none); the round trips of the
+    polls answered from L1 with the old page; how many old answers were NOT L1 hits (a replica
+    serving an old page it did not hold in L1: should never happen); and, with `watcher` (a plain
+    subscriber, also waited for), the kernel's receive time of the message it got (or None)."""
+    selector = selectors.DefaultSelector()
+    pending = [list(paths) for _, _, paths in lanes]
+    cursor = [0] * len(lanes)
+    sent = [0.0] * len(lanes)
+    polls, still_old, seen = {}, {}, {}
+    round_trips = []
+    old_not_l1 = 0
+    delivered = None
+
+    def send_next(lane):
+        sent[lane] = lanes[lane][0].send(request(pending[lane][cursor[lane]]))
+
+    for lane, (probe, _, _) in enumerate(lanes):
+        selector.register(probe.sock, selectors.EVENT_READ, lane)
+        send_next(lane)
+    if watcher is not None:
+        selector.register(watcher.sock, selectors.EVENT_READ, None)
+    while any(pending) or (watcher is not None and delivered is None):
+        if time.perf_counter() > start + limit:
+            left = {}
+            for lane, todo in enumerate(pending):
+                left[lanes[lane][1]] = left.get(lanes[lane][1], 0) + len(todo)
+            raise RuntimeError(f"{label}: pages still old {limit:.0f} s after the 204 (replica: pages) {left}; "
+                               f"message delivered: {delivered is not None}")
+        for key, _ in selector.select(timeout=0.5):
+            lane = key.data
+            if lane is None:
+                watcher.read()
+                if b"message" in watcher.buffer:
+                    watcher.buffer = b""
+                    delivered = watcher.stamp
+                    watcher.stamp = None
+                    selector.unregister(watcher.sock)
+                continue
+            probe, replica, _ = lanes[lane]
+            if not probe.read():
+                raise RuntimeError(f"{label}: a replica closed its connection")
+            answer = probe.take()
+            if answer is None:
+                continue
+            answered = time.perf_counter()
+            path = pending[lane][cursor[lane]]
+            polls[replica, path] = polls.get((replica, path), 0) + 1
+            status, headers = answer
+            if status == 200 and is_new(path, json.loads(probe.body)):
+                seen[replica, path] = (sent[lane] - start, answered - start, polls[replica, path],
+                                       still_old.get((replica, path), start) - start)
+                pending[lane].pop(cursor[lane])
+                if not pending[lane]:
+                    selector.unregister(probe.sock)
+                    continue
+            else:
+                if headers.get("cache-status", "").startswith(L1_HIT):
+                    round_trips.append(answered - sent[lane])
+                else:
+                    old_not_l1 += 1
+                still_old[replica, path] = sent[lane]
+                cursor[lane] += 1
+            cursor[lane] %= len(pending[lane])
+            send_next(lane)
+    selector.close()
+    return seen, round_trips, old_not_l1, delivered
+
+
+def change_at_stub(stub_port, product, price):
+    body = json.dumps({"priceInCents": price}).encode()
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{stub_port}/control/products/{product}", data=body,
+                                                  method="PUT", headers={"Content-Type": "application/json"})).read()
+
+
+def spread(values):
+    return f"p50 {statistics.median(values):.2f} / p99 {percentile(values, 0.99):.2f} / max {max(values):.2f} ms"
+
+
+def start_fleet_with_stub(args, work, name, started):
+    """A redis-server, a catalog-stub of this scenario's own (its product changes touch no other
+    row) and three replicas loading from it; returns (stub port, replica ports, redis port)."""
+    redis, redis_port = start_redis(os.path.join(work, name))
+    started.append(redis)
+    stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
+    started.append(stub)
+    replicas = [port for _, port in start_replicas(
+        3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
+    return stub_port, replicas, redis_port
+
+
+def dependent_scenario(args, work, rows, notes):
+    """Per round: product A's page warm on every replica, a product S that A suggests changed at
+    the stub, `DELETE /cache/products/S` through one replica (in turn); from the 204 until the last
+    replica shows S's new price inside A's page."""
+    rounds = int(os.environ.get("BENCH_DEPENDENT_ROUNDS", "500"))
+    started = []
+    try:
+        stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "dependent", started)
+        probes = [Probe(port) for port in replicas]
+        watcher = subscribe(redis_port, "pd:v2:invalidations")
+        before = [metrics(port) for port in replicas]
+        results, trips, delivered, receivers, loads = [], [], [], {}, {}
+        odd = 0
+        candidate = 16001
+        for index in range(rounds):
+            while True:
+                product, candidate = f"p{candidate}", candidate + 1
+                path = f"/products/{product}"
+                page = warm_everywhere(probes, [path], "dependent")[path]
+                shown = [s for s in page.get("suggested", []) if s["id"] != product]
+                if shown:
+                    break
+            suggested = shown[index % len(shown)]
+            shown_id, new_price = suggested["id"], suggested["priceInCents"] + 1
+            change_at_stub(stub_port, shown_id, new_price)
+
+            def is_new(_, body):
+                return any(s["id"] == shown_id and s["priceInCents"] == new_price for s in body.get("suggested", []))
+            reset_stub(stub_port)
+            admin = Probe(replicas[index % 3])
+            admin.send(request(f"/cache/products/{shown_id}", "DELETE", [f"Authorization: Bearer {ADMIN_TOKEN}"]))
+            status, headers = admin.response()
+            start = time.perf_counter()
+            admin.close()
+            if status != 204:
+                raise RuntimeError(f"dependent: DELETE answered {status}")
+            seen, round_trips, old_not_l1, arrival = poll_until_new(
+                [(probe, n, [path]) for n, probe in enumerate(probes)], is_new, start, "dependent", watcher=watcher)
+            results.append([seen[n, path] for n in range(3)])
+            trips += round_trips
+            odd += old_not_l1
+            if arrival and admin.stamp:
+                delivered.append((arrival - admin.stamp) * 1000)
+            count = headers.get("x-invalidation-receivers")
+            receivers[count] = receivers.get(count, 0) + 1
+            watcher = resubscribe(watcher, redis_port)
+            # How often the fleet loaded A again for the three replicas (1: one load, shared).
+            _, _, stats = get(f"http://127.0.0.1:{stub_port}/stats")
+            reloads = json.loads(stats)["requests"]["product"]
+            loads[reloads] = loads.get(reloads, 0) + 1
+        after = [metrics(port) for port in replicas]
+        for probe in probes + [watcher]:
+            probe.close()
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    dropped = [delta(a, b, "product_details_dependent_pages_dropped_total") for a, b in zip(after, before)]
+    leases, reads = {}, {}
+    for a, b in zip(after, before):
+        for totals, family in ((leases, "product_details_leases_total"), (reads, "product_details_l2_reads_total")):
+            for key, value in changes(b, a, family).items():
+                totals[key] = totals.get(key, 0) + value
+    last_sent = [max(s for s, _, _, _ in seen) * 1000 for seen in results]
+    last_answered = [max(a for _, a, _, _ in seen) * 1000 for seen in results]
+    last_old = [max(o for _, _, _, o in seen) * 1000 for seen in results]
+    late = sum(1 for seen in results for _, _, polls, _ in seen if polls > 1)
+    rows.append(f"| dependent: 204 of S's DELETE until the last of 3 replicas shows S's new price inside A ({rounds} rounds) | - | "
+                f"{statistics.median(last_sent):.2f} / {percentile(last_sent, 0.99):.2f} ms | - | "
+                f"max {max(last_sent):.2f} ms; until that poll's answer arrived {spread(last_answered)} |")
+    notes.append(f"dependent, {rounds} rounds over 3 replicas, A's page an L1 hit on each, S (one of A's suggestions) "
+                 f"changed at the stub, then DELETE /cache/products/S sent to each replica in turn: until the last replica "
+                 f"showed S's new price inside A (when the poll that first saw it was sent) {spread(last_sent)}; aim p99 "
+                 f"under 5 ms: {verdict(percentile(last_sent, 0.99) < 5)}. The last poll still answered with the old A was "
+                 f"sent {spread(last_old)} after the 204; until the answer showing the new price arrived (a reload of A "
+                 f"through the fleet) {spread(last_answered)}")
+    notes.append(f"dependent: a plain subscriber received the message {spread(delivered) if delivered else 'never (no kernel times)'} "
+                 f"after the 204 ({len(delivered)} of {rounds} rounds timed); replicas answering the old A at least once after "
+                 f"the 204: {late} of {3 * rounds} (an old L1 answer took {spread([t * 1000 for t in trips]) if trips else 'none'}); "
+                 f"old answers that were not L1 hits: {odd} (aim 0); X-Invalidation-Receivers "
+                 f"{', '.join(f'{k}: {v} times' for k, v in receivers.items())}; dependent pages dropped per replica "
+                 f"{', '.join(f'{v:.0f}' for v in dropped)}; upstream product calls per round for the 3 replicas' "
+                 f"reloads of A (1: one load shared through Redis) {', '.join(f'{k}: {v} rounds' for k, v in sorted(loads.items()))}; "
+                 f"over the run, the 3 replicas' leases {listing(leases)}, shared reads {listing(reads)}")
+
+
+def resubscribe(watcher, redis_port):
+    """The plain subscriber, with nothing left of the last message (a new one if a round left it mid-read)."""
+    if watcher.buffer:
+        watcher.close()
+        return subscribe(redis_port, "pd:v2:invalidations")
+    return watcher
+
+
+def bulk_scenario(args, work, rows, notes):
+    """Per round: 200 pages warm on every replica, all 200 products changed at the stub, one
+    `POST /cache/invalidations` of the 200 ids (each round another range, through another replica):
+    the POST's answer time, and until every replica shows every page's new prices."""
+    rounds = int(os.environ.get("BENCH_BULK_ROUNDS", "5"))
+    size = int(os.environ.get("BENCH_BULK_IDS", "200"))
+    started = []
+    outcomes, refusals = [], []
+    try:
+        stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "bulk", started)
+        watcher = subscribe(redis_port, "pd:v2:invalidations")
+        probes = [Probe(port) for port in replicas]
+        lanes = [[Probe(port) for _ in range(size)] for port in replicas]
+        before = [metrics(port) for port in replicas]
+        for index in range(rounds):
+            products = [f"p{1 + (index * size + n) % 20000}" for n in range(size)]
+            paths = [f"/products/{p}" for p in products]
+            pages = warm_everywhere(probes, paths, "bulk")
+            new_prices = {p: pages[path]["product"]["priceInCents"] + 1 for p, path in zip(products, paths)}
+            for product, price in new_prices.items():
+                change_at_stub(stub_port, product, price)
+
+            def is_new(path, body):
+                if body["product"]["priceInCents"] != new_prices[path[len("/products/"):]]:
+                    return False
+                return all(s["priceInCents"] == new_prices[s["id"]] for s in body.get("suggested", []) if s["id"] in new_prices)
+            payload = json.dumps({"products": products}).encode()
+            admin = Probe(replicas[index % 3])
+            sent = admin.send(b"POST /cache/invalidations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                              + f"Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n"
+                                f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+            status, headers = admin.response()
+            start = time.perf_counter()
+            admin.close()
+            if status != 204:
+                # Not an instrument failure: the service's answer, noted; the round's pages stay changed.
+                refusals.append(f"round from {products[0]}: {status} after {(start - sent) * 1000:.1f} ms, "
+                                f"{admin.body.decode(errors='replace')[:300]}")
+                continue
+            # One connection per page and replica, each asking at once after the 204: no page waits
+            # for another's reload before its first look.
+            seen, trips, odd, arrival = poll_until_new([(lane, n, [path]) for n, probes_of in enumerate(lanes)
+                                                        for lane, path in zip(probes_of, paths)], is_new, start, "bulk",
+                                                       limit=30, watcher=watcher)
+            delivered = (arrival - admin.stamp) * 1000 if arrival and admin.stamp else float("nan")
+            outcomes.append(((start - sent) * 1000, headers.get("x-invalidation-receivers"), seen, trips, odd, products[0],
+                             delivered))
+            watcher = resubscribe(watcher, redis_port)
+        after = [metrics(port) for port in replicas]
+        for probe in probes + [watcher] + [lane for probes_of in lanes for lane in probes_of]:
+            probe.close()
+    finally:
+        for process in reversed(started):
+            process.stop()
+
+    for refusal in refusals:
+        notes.append(f"bulk: the POST was refused, {refusal}")
+    if not outcomes:
+        raise RuntimeError(f"bulk: every POST was refused ({len(refusals)})")
+    answers = [answer for answer, _, _, _, _, _, _ in outcomes]
+    last_old = [max(o for _, _, _, o in seen.values()) * 1000 for _, _, seen, _, _, _, _ in outcomes]
+    all_new = [max(a for _, a, _, _ in seen.values()) * 1000 for _, _, seen, _, _, _, _ in outcomes]
+    bulk = [delta(a, b, 'product_details_invalidations_received_total{scope="bulk"}') for a, b in zip(after, before)]
+    dropped = [delta(a, b, "product_details_dependent_pages_dropped_total") for a, b in zip(after, before)]
+    rows.append(f"| bulk: POST /cache/invalidations of {size} ids warm on 3 replicas ({len(outcomes)} of {rounds} rounds "
+                f"answered 204) | - | "
+                f"answer {statistics.median(answers):.2f} / max {max(answers):.2f} ms | - | last old answer sent "
+                f"{spread(last_old)} after the 204; the last answer showing every page new everywhere {spread(all_new)} |")
+    for answer, receivers, seen, trips, odd, first, delivered in outcomes:
+        old_answers = sum(1 for _, _, polls, _ in seen.values() if polls > 1)
+        notes.append(f"bulk round from {first}: POST answered 204 in {answer:.2f} ms (X-Invalidation-Receivers {receivers}; "
+                     f"a plain subscriber got the message {delivered:+.2f} ms from the 204, kernel times); "
+                     f"the last poll answered with an old page was sent {max(o for _, _, _, o in seen.values()) * 1000:.2f} ms "
+                     f"after the 204 ({old_answers} of {len(seen)} replica-pages answered old at least once, {odd} of them not "
+                     f"from L1); all {len(seen) // 3} pages showed their new prices on all 3 replicas "
+                     f"{max(s for s, _, _, _ in seen.values()) * 1000:.1f} ms after the 204 (when the poll that first saw the "
+                     f"last one new was sent), the answer of that poll {max(a for _, a, _, _ in seen.values()) * 1000:.1f} ms "
+                     f"(one connection per page and replica, all asking at once: {len(seen)} page loads or shared "
+                     f"reads at once)")
+    notes.append(f"bulk: aims: answered within 200 ms ({verdict(max(answers) <= 200)}, max {max(answers):.2f} ms); no old "
+                 f"page served later than 50 ms after the 204 ({verdict(max(last_old) <= 50)}, latest {max(last_old):.2f} ms); "
+                 f"every page's new prices answered everywhere within 50 ms of the 204 ({verdict(max(all_new) <= 50)}, "
+                 f"latest {max(all_new):.1f} ms); "
+                 f"bulk invalidations received per replica {', '.join(f'{v:.0f}' for v in bulk)}; dependent pages "
+                 f"dropped per replica {', '.join(f'{v:.0f}' for v in dropped)}")
+
+
 def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
     started = []
     try:
@@ -518,6 +829,8 @@ def run(scenarios, args, work, nginx_port, stub_port, ids):
     runs = {"l2": lambda: l2_scenario(args, work, nginx_port, ids, rows, notes),
             "fleet-herd": lambda: fleet_herd_scenario(args, work, rows, notes),
             "invalidation": lambda: invalidation_scenario(args, work, stub_port, rows, notes),
+            "dependent": lambda: dependent_scenario(args, work, rows, notes),
+            "bulk": lambda: bulk_scenario(args, work, rows, notes),
             "redis-down": lambda: redis_down_scenario(args, work, nginx_port, ids, rows, notes)}
     for name in FLEET_SCENARIOS:
         if name in scenarios:
