@@ -3,11 +3,11 @@
 
 Time-based comparisons here swing by a factor of two within an hour (the hypervisor steals CPU,
 and there is no hardware counter to read instructions), but how many times a request calls
-`malloc`, `swift_retain` or `swift_task_switch` repeats to a tenth between runs. This starts the
-service from DIR (default .build/release) on one loop with its upstream, puts a uprobe on each of
-those runtime functions, drives wrk against one scenario, and prints each count divided by the
-answers wrk received. Needs root, perf (Debian's linux-perf) and wrk; it removes its probes and
-stops everything it started.
+`malloc`, `swift_retain`, `swift_task_switch` or `swift_getGenericMetadata` repeats to a tenth
+between runs. This starts the service from DIR (default .build/release) on one loop with its
+upstream, puts a uprobe on each of those runtime functions, drives wrk against one scenario, and
+prints each count divided by the answers wrk received. Needs root, perf (Debian's linux-perf)
+and wrk; it removes its probes and stops everything it started.
 
     python3 bench/counts.py [DIR] [--scenario hot|healthz|miss] [--seconds 2] [--runs 2]
 
@@ -30,6 +30,8 @@ PROBES = [
     ("libswiftCore.so", "swift_retain"),
     ("libswiftCore.so", "swift_unownedRetainStrong"),
     ("libswift_Concurrency.so", "swift_task_switch"),
+    # Generic code the optimizer did not specialize looks type metadata up at run time.
+    ("libswiftCore.so", "swift_getGenericMetadata"),
 ]
 PREFIX = "pdcount_"
 
