@@ -150,10 +150,11 @@ package struct RedisPageStore: SharedPageStore {
         let reply = try await run(.script(
             SharedCacheScripts.history, keys: [.string(keys.invalidationSequence), .string(keys.invalidationLog)], arguments: []
         ), deadline: deadline)
-        guard let lines = reply.elements, let first = lines.first else { throw unexpected(reply) }
+        // The script starts a log that did not exist: an empty one is not a log of ours.
+        guard let lines = reply.elements, !lines.isEmpty else { throw unexpected(reply) }
         var entries: [SharedInvalidationHistory.Entry] = []
         var knownFrom: UInt64?
-        for line in [first] + lines.dropFirst() {
+        for line in lines {
             guard let text = line.string else { throw unexpected(reply) }
             let fields = text.split(separator: " ", maxSplits: 1)
             guard fields.count == 2, let sequence = UInt64(fields[0]) else { throw unexpected(reply) }
@@ -172,8 +173,10 @@ package struct RedisPageStore: SharedPageStore {
         let failure = await withTaskGroup(of: SharedStoreFailure?.self) { group in
             for (key, lifetime) in replaced {
                 group.addTask {
-                    var command = RESPCommand("SET", .string(key), .string(RandomToken.make()))
-                    if lifetime > .zero { command = RESPCommand("SET", .string(key), .string(RandomToken.make()), "PX", .integer(lifetime.wholeMilliseconds)) }
+                    let token = RandomToken.make()
+                    let command = lifetime > .zero
+                        ? RESPCommand("SET", .string(key), .string(token), "PX", .integer(lifetime.wholeMilliseconds))
+                        : RESPCommand("SET", .string(key), .string(token))
                     do throws(SharedStoreFailure) {
                         let reply = try await run(.command(command), deadline: deadline)
                         return reply.string == "OK" ? nil : unexpected(reply)
