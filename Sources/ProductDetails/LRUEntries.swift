@@ -8,7 +8,7 @@ struct CacheEntry<Key: Hashable, Value> {
     var staleIfError: Duration
     var staleWhileRevalidate: Duration
     /// Other keys whose invalidation makes this entry unservable.
-    var dependencies: [Key] = []
+    var dependencies: ArraySlice<Key> = []
     /// The generation the load that made it started at: a dependency invalidated after it
     /// reaches the entry.
     var token = LoadToken(generation: 0)

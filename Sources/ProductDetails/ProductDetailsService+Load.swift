@@ -284,7 +284,7 @@ extension ProductDetailsService {
         let stored = cache.store(
             document, for: context.id, cost: document.cacheCost, ttl: ttl,
             staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate,
-            dependencies: Array(document.dependencies), token: context.token
+            dependencies: document.dependencies, token: context.token
         )
         // A load an invalidation overtook here is not shared either; the store would refuse it
         // anyway. Nor is one whose stamp could not be had (fleet mode, before the log was read).

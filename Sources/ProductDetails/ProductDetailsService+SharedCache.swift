@@ -62,7 +62,7 @@ extension ProductDetailsService {
         cache.store(
             page.document, for: id, cost: page.document.cacheCost, ttl: page.ttl,
             staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, age: age,
-            dependencies: Array(page.document.dependencies), token: token
+            dependencies: page.document.dependencies, token: token
         )
     }
 

@@ -141,7 +141,8 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
     ///
     /// - Parameter age: how long ago the value was made (a page read from the shared cache was
     ///   stored there earlier): its windows count from then, so it expires when its origin does.
-    /// - Parameter dependencies: other keys whose invalidation makes this entry unservable.
+    /// - Parameter dependencies: other keys whose invalidation makes this entry unservable (a
+    ///   slice, so that a value's own list is kept without a copy).
     /// - Returns: `false` when refused: `key`, one of its `dependencies` or everything was
     ///   invalidated after `token` was taken, or `cost` alone exceeds `maxBytes`.
     @discardableResult
@@ -153,7 +154,7 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         staleIfError: Duration = .zero,
         staleWhileRevalidate: Duration = .zero,
         age: Duration = .zero,
-        dependencies: [Key] = [],
+        dependencies: ArraySlice<Key> = [],
         token: LoadToken
     ) -> Bool {
         let now = time.now

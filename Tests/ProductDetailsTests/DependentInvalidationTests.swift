@@ -101,7 +101,7 @@ struct DependentInvalidationTests {
         #expect(cache.lookup("b") == .fresh(2, remaining: .seconds(60)))
     }
 
-    @Test func aPageCheckedOnceIsNotCheckedAgainUntilTheNextInvalidation() {
+    @Test func anEntryOutlivesAnUnrelatedInvalidationButNotOneOfItsDependency() {
         let cache = ResponseCache<String, Int>(maxEntries: 10, maxBytes: 1000, time: harness.time)
         cache.store(1, for: "a", cost: 1, ttl: .seconds(60), dependencies: ["s"], token: cache.loadToken(for: "a"))
         cache.invalidate("x")

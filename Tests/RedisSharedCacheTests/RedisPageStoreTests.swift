@@ -38,6 +38,16 @@ struct RedisPageStoreTests {
         return claim
     }
 
+    /// A plain connection subscribed to the invalidation channel (its confirmation read).
+    func subscribedToInvalidations() async throws -> RawClient {
+        let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        var bytes: [UInt8] = []
+        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
+        try await subscriber.send(bytes)
+        _ = try await subscriber.receiveSome()
+        return subscriber
+    }
+
     func raw(_ arguments: RESPArgument...) async throws -> RESPValue {
         try await redis.run(.command(RESPCommand(arguments: arguments)), deadline: Self.far)
     }
@@ -222,23 +232,15 @@ struct RedisPageStoreTests {
     }
 
     @Test func anInvalidationCountsItsReceivers() async throws {
-        let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        let subscriber = try await subscribedToInvalidations()
         defer { subscriber.close() }
-        var bytes: [UInt8] = []
-        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
-        try await subscriber.send(bytes)
-        _ = try await subscriber.receiveSome()
         #expect(try await store.invalidate(.product("p1"), deadline: Self.far).receivers == 1)
         #expect(try await store.invalidate(.everything, deadline: Self.far).receivers == 1)
     }
 
     @Test func invalidationsAreLoggedInOrderAndPublishedWithTheirSequence() async throws {
-        let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
+        let subscriber = try await subscribedToInvalidations()
         defer { subscriber.close() }
-        var bytes: [UInt8] = []
-        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
-        try await subscriber.send(bytes)
-        _ = try await subscriber.receiveSome()
         let start = try await store.invalidationHistory(deadline: Self.far)
         #expect(start.entries.isEmpty, "a new log holds only its start")
         let one = try await store.invalidate(.product("p1"), deadline: Self.far)
