@@ -174,9 +174,12 @@ package struct AppConfiguration: Sendable {
                 throw ConfigurationError(setting: "REDIS_URL", reason: error.detail)
             }
         }
-        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v2:", "prefix of every Redis key and channel; change the version when the stored format changes")
-        guard (1...64).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw ConfigurationError(setting: "REDIS_KEY_PREFIX", reason: "use 1 to 64 printable ASCII characters without spaces")
+        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v3:", "prefix of every Redis key and channel; change the version when the stored format changes")
+        // Braces would change the hash tags that keep each product's keys in one cluster slot.
+        guard (1...64).contains(prefix.utf8.count),
+              prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") })
+        else {
+            throw ConfigurationError(setting: "REDIS_KEY_PREFIX", reason: "use 1 to 64 printable ASCII characters without spaces, { or }")
         }
         config.redisKeyPrefix = prefix
         var shared = SharedCacheSettings()

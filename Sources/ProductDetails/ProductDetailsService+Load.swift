@@ -69,6 +69,17 @@ extension ProductDetailsService {
                 return loaded
             }
         }
+        /// A load for this replica alone, the shared cache's part told by `status`.
+        func alone(_ status: SharedCacheStatus) async throws -> LoadedDocument {
+            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
+            loaded.shared = status
+            return loaded
+        }
+        guard context.stamp != nil else {
+            // The fleet's invalidation log was not read since the last subscription: a message
+            // may have been missed, so no shared page can be vouched for, nor one stored.
+            return try await alone(SharedCacheStatus(result: .bypass, notStored: .unavailable))
+        }
         guard readsShared else {
             // A client's no-cache asks for the origin's answer, not another replica's copy; the
             // answer is shared, under the lease like any load, so that no replica keeps serving
@@ -83,17 +94,13 @@ extension ProductDetailsService {
             case .unavailable:
                 status.notStored = .unavailable
             }
-            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
-            loaded.shared = status
-            return loaded
+            return try await alone(status)
         }
         switch try await sharedPhase(context, shared: shared) {
         case .answered(let loaded):
             return loaded
         case .load(nil, let status):
-            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
-            loaded.shared = status
-            return loaded
+            return try await alone(status)
         case .load(let claim?, let status):
             return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
         }

@@ -1,12 +1,12 @@
 import Synchronization
 
-/// Tokens for epochs, generations and leases: 128 bits as 32 hexadecimal digits, never the same
+/// Tokens for generations and leases: 128 bits as 32 hexadecimal digits, never the same
 /// twice in a process and, with a random half drawn once per process, not between replicas or
 /// across a Redis restart either.
 ///
-/// Every read of the shared cache carries three candidates (used only when a token is missing or
-/// the lease is free), so making one must be cheap: the system generator is asked once, at first
-/// use, not three times per read.
+/// Every read of the shared cache carries two candidates (used only when the generation is missing
+/// or the lease is free), so making one must be cheap: the system generator is asked once, at
+/// first use, not twice per read.
 enum RandomToken {
     private static let processPart: UInt64 = {
         var generator = SystemRandomNumberGenerator()

@@ -46,31 +46,30 @@ package struct RedisPageStore: SharedPageStore {
         let token = RandomToken.make()
         let reply = try await run(.script(
             SharedCacheScripts.read,
-            keys: [.string(keys.epoch), .string(keys.generation(of: id))],
+            keys: [.string(keys.generation(of: id)), .string(keys.page(of: id)), .string(keys.lease(of: id))],
             arguments: [
-                .string(keys.prefix), .string(id), .string(RandomToken.make()), .string(RandomToken.make()),
-                .string(token), .integer(leaseDuration.wholeMilliseconds),
+                .string(RandomToken.make()), .string(token), .integer(leaseDuration.wholeMilliseconds),
                 .integer(generationLifetime.wholeMilliseconds), .integer(readsPage ? 0 : 1),
             ]
         ), deadline: deadline)
-        guard let elements = reply.elements, elements.count >= 3, let kind = elements[0].integer,
-              let epoch = elements[1].string, let generationToken = elements[2].string
+        guard let elements = reply.elements, elements.count >= 2, let kind = elements[0].integer,
+              let generationToken = elements[1].string
         else { throw unexpected(reply) }
-        let generation = SharedGeneration(epoch: epoch, generation: generationToken)
+        let generation = SharedGeneration(generationToken)
         switch (kind, elements.count) {
-        case (1, 5):
-            guard let bytes = elements[3].bulkBytes, let remaining = elements[4].integer else { throw unexpected(reply) }
-            guard let page = SharedPageCodec.decode(bytes), remaining > 0 else {
+        case (1, 4):
+            guard let bytes = elements[2].bulkBytes, let remaining = elements[3].integer else { throw unexpected(reply) }
+            guard let page = SharedPageCodec.decode(bytes, dropping: generationToken.utf8.count + 1), remaining > 0 else {
                 // Not ours to read (another format) or expiring right now: a miss, and gone.
-                _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id, at: generation)))), deadline: deadline)
+                _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id)))), deadline: deadline)
                 if afterDeleting { return .loadingElsewhere }
                 return try await read(id: id, page: readsPage, deadline: deadline, afterDeleting: true)
             }
             let age = max(.zero, page.lifetime - .milliseconds(remaining))
             return .page(page, age: age, generation: generation)
-        case (2, 3):
+        case (2, 2):
             return .claimed(SharedClaim(id: id, generation: generation, token: token))
-        case (3, 3):
+        case (3, 2):
             return .loadingElsewhere
         default:
             throw unexpected(reply)
@@ -79,19 +78,18 @@ package struct RedisPageStore: SharedPageStore {
 
     package func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         let token = RandomToken.make()
-        let reply = try await run(.command(RESPCommand(
-            "SET", .string(keys.lease(of: id, at: generation)), .string(token),
-            "NX", "PX", .integer(leaseDuration.wholeMilliseconds)
-        )), deadline: deadline)
-        if reply.isNull { return nil }
-        guard reply.string == "OK" else { throw unexpected(reply) }
-        return SharedClaim(id: id, generation: generation, token: token)
+        let reply = try await run(.script(
+            SharedCacheScripts.claim, keys: [.string(keys.generation(of: id)), .string(keys.lease(of: id))],
+            arguments: [.string(generation.token), .string(token), .integer(leaseDuration.wholeMilliseconds)]
+        ), deadline: deadline)
+        guard let taken = reply.integer else { throw unexpected(reply) }
+        return taken == 1 ? SharedClaim(id: id, generation: generation, token: token) : nil
     }
 
     package func renew(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         let reply = try await run(.script(
-            SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
-            arguments: [.string(claim.token), .integer(leaseDuration.wholeMilliseconds)]
+            SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id))],
+            arguments: [.string(claim.leaseValue), .integer(leaseDuration.wholeMilliseconds)]
         ), deadline: deadline)
         guard let renewed = reply.integer else { throw unexpected(reply) }
         return renewed == 1
@@ -100,17 +98,16 @@ package struct RedisPageStore: SharedPageStore {
     package func store(
         _ page: SharedPage, under claim: SharedClaim, keepingLease: Bool, deadline: Duration
     ) async throws(SharedStoreFailure) -> Bool {
-        let at = claim.generation
+        var value = Array(claim.generation.token.utf8)
+        value.append(UInt8(ascii: " "))
+        SharedPageCodec.encode(page, into: &value)
         let reply = try await run(.script(
             SharedCacheScripts.store,
-            keys: [
-                .string(keys.epoch), .string(keys.generation(of: claim.id)),
-                .string(keys.lease(of: claim.id, at: at)), .string(keys.page(of: claim.id, at: at)),
-            ],
+            keys: [.string(keys.generation(of: claim.id)), .string(keys.lease(of: claim.id)), .string(keys.page(of: claim.id))],
             arguments: [
-                .string(claim.generation.epoch), .string(claim.generation.generation), .string(claim.token),
-                .bytes(SharedPageCodec.encode(page)), .integer(page.lifetime.wholeMilliseconds),
-                .integer(generationLifetime.wholeMilliseconds), .integer(keepingLease ? 1 : 0),
+                .string(claim.generation.token), .string(claim.leaseValue), .bytes(value),
+                .integer(page.lifetime.wholeMilliseconds), .integer(generationLifetime.wholeMilliseconds),
+                .integer(keepingLease ? 1 : 0),
             ]
         ), deadline: deadline)
         guard let stored = reply.integer else { throw unexpected(reply) }
@@ -119,21 +116,18 @@ package struct RedisPageStore: SharedPageStore {
 
     package func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
         let reply = try await run(.script(
-            SharedCacheScripts.release, keys: [.string(keys.lease(of: claim.id, at: claim.generation))],
-            arguments: [.string(claim.token)]
+            SharedCacheScripts.release, keys: [.string(keys.lease(of: claim.id))],
+            arguments: [.string(claim.leaseValue)]
         ), deadline: deadline)
         guard reply.integer != nil else { throw unexpected(reply) }
     }
 
-    /// What `scope` reaches gets a new random token (each product's generation, or the epoch),
-    /// each key by a command of its own (no script touches two products' keys), all sent at
-    /// once; then one script logs the invalidation and publishes it.
+    /// Each product `scope` names gets a new random generation token, each by a command of its
+    /// own (no script touches two products' keys), all sent at once; then one script logs the
+    /// invalidation and publishes it. Invalidating everything is that script alone: the replicas
+    /// refuse every page stamped before it.
     package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt {
-        let replaced: [(key: String, lifetime: Duration)] = switch scope {
-        case .everything: [(keys.epoch, .zero)]
-        default: scope.ids.map { (keys.generation(of: $0), generationLifetime) }
-        }
-        try await replaceTokens(replaced, deadline: deadline)
+        try await replaceGenerations(of: scope.ids, deadline: deadline)
         let reply = try await run(.script(
             SharedCacheScripts.publish, keys: [.string(keys.invalidationSequence), .string(keys.invalidationLog)],
             arguments: [
@@ -168,15 +162,15 @@ package struct RedisPageStore: SharedPageStore {
         return SharedInvalidationHistory(knownFrom: knownFrom ?? 0, entries: entries)
     }
 
-    /// `SET key <new random token>` for every key at once (pipelined on the connection).
-    private func replaceTokens(_ replaced: [(key: String, lifetime: Duration)], deadline: Duration) async throws(SharedStoreFailure) {
+    /// `SET <generation key> <new random token>` for every product at once (pipelined on the
+    /// connection).
+    private func replaceGenerations(of ids: [String], deadline: Duration) async throws(SharedStoreFailure) {
+        let lifetime = generationLifetime.wholeMilliseconds
         let failure = await withTaskGroup(of: SharedStoreFailure?.self) { group in
-            for (key, lifetime) in replaced {
+            for id in ids {
+                let key = keys.generation(of: id)
                 group.addTask {
-                    let token = RandomToken.make()
-                    let command = lifetime > .zero
-                        ? RESPCommand("SET", .string(key), .string(token), "PX", .integer(lifetime.wholeMilliseconds))
-                        : RESPCommand("SET", .string(key), .string(token))
+                    let command = RESPCommand("SET", .string(key), .string(RandomToken.make()), "PX", .integer(lifetime))
                     do throws(SharedStoreFailure) {
                         let reply = try await run(.command(command), deadline: deadline)
                         return reply.string == "OK" ? nil : unexpected(reply)

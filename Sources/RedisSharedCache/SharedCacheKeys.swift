@@ -2,10 +2,14 @@ import ProductDetails
 
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
-/// The prefix (`pd:v2:` by default) names the value format: a release that changes the format
+/// The prefix (`pd:v3:` by default) names the value format: a release that changes the format
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
-/// foreign value. Pages and leases carry the epoch and the product's generation in their keys,
-/// so invalidating is changing a token, never scanning or deleting.
+/// foreign value. It holds no `{` or `}`: the keys' hash tags are the cache's own.
+///
+/// Every key of one product carries the product's id as its hash tag, so on a Redis Cluster they
+/// live in one slot and one script may touch them all; a single Redis ignores the braces. The
+/// page and the lease are one key each per product, their values led by the generation token they
+/// were stored under: invalidating a product is changing its token, never scanning or deleting.
 package struct SharedCacheKeys: Sendable, Equatable {
     package let prefix: String
 
@@ -13,19 +17,14 @@ package struct SharedCacheKeys: Sendable, Equatable {
         self.prefix = prefix
     }
 
-    /// The fleet's epoch token, changed by `DELETE /cache`.
-    package var epoch: String { prefix + "epoch" }
-
     /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
-    package func generation(of id: String) -> String { prefix + "gen:" + id }
+    package func generation(of id: String) -> String { productKey(id, "gen") }
 
-    package func page(of id: String, at generation: SharedGeneration) -> String {
-        prefix + "page:" + generation.suffix(for: id)
-    }
+    /// `<generation> <page>`.
+    package func page(of id: String) -> String { productKey(id, "page") }
 
-    package func lease(of id: String, at generation: SharedGeneration) -> String {
-        prefix + "lease:" + generation.suffix(for: id)
-    }
+    /// `<generation> <holder's token>`.
+    package func lease(of id: String) -> String { productKey(id, "lease") }
 
     /// The pub/sub channel invalidations are published on.
     package var invalidationChannel: String { prefix + "invalidations" }
@@ -35,11 +34,8 @@ package struct SharedCacheKeys: Sendable, Equatable {
 
     /// The fleet's recent invalidations, `<sequence> <id>` (or `*`: everything), oldest first.
     package var invalidationLog: String { prefix + "{invalidations}:log" }
-}
 
-extension SharedGeneration {
-    /// `epoch:generation:id`, the same text the read script builds.
-    func suffix(for id: String) -> String {
-        epoch + ":" + generation + ":" + id
+    private func productKey(_ id: String, _ name: String) -> String {
+        prefix + "{" + id + "}:" + name
     }
 }

@@ -3,63 +3,81 @@ import Redis
 /// The Lua scripts of the shared cache. Each runs atomically in Redis, which is what makes a read
 /// with its lease attempt, and a store with its checks, one step for the whole fleet.
 ///
-/// Keys other than the epoch and generation are built inside the scripts from the tokens just
-/// read (a standalone Redis allows that; Redis Cluster is not supported yet). No script touches
-/// two products' keys: dependencies between pages are judged by each replica, against the
-/// invalidation log (``publish``, ``history``), whose two keys share one hash slot.
+/// Every key a script touches comes in `KEYS`, all of them in one hash slot (one product's keys,
+/// or the invalidation log's two), so a Redis Cluster runs each on the one node that holds them.
+/// The `#!lua` line makes Redis 7 hold scripts to that (it refuses a key of another slot on a
+/// cluster; the tests run these scripts on one). No script touches two products' keys:
+/// dependencies between pages, and invalidating everything, are judged by each replica against
+/// the invalidation log (``publish``, ``history``).
+///
+/// A page or lease value starts with the generation token it belongs to and a space; one of
+/// another generation is treated as absent.
 enum SharedCacheScripts {
-    /// KEYS: epoch, generation. ARGV: prefix, id, epoch if none, generation if none, lease token,
-    /// lease ms, generation lifetime ms, 1 to skip the page (a refresh: the lease alone).
-    /// Returns `{1, epoch, gen, page, pttl}` for a page, `{2, epoch, gen}` when the lease was
-    /// taken, `{3, epoch, gen}` when another holds it.
+    /// KEYS: generation, page, lease. ARGV: generation if none, lease value after its generation
+    /// (the holder's token), lease ms, generation lifetime ms, 1 to skip the page (a refresh:
+    /// the lease alone). Returns `{1, gen, page, pttl}` for a page, `{2, gen}` when the lease was
+    /// taken, `{3, gen}` when another holds it. A page of an older generation is deleted.
     static let read = RedisScript("""
-    local epoch = redis.call('GET', KEYS[1])
-    if not epoch then
-      epoch = ARGV[3]
-      redis.call('SET', KEYS[1], epoch)
-    end
-    local gen = redis.call('GET', KEYS[2])
+    #!lua
+    local gen = redis.call('GET', KEYS[1])
     if not gen then
-      gen = ARGV[4]
-      redis.call('SET', KEYS[2], gen, 'PX', ARGV[7])
+      gen = ARGV[1]
+      redis.call('SET', KEYS[1], gen, 'PX', ARGV[4])
     end
-    local suffix = epoch .. ':' .. gen .. ':' .. ARGV[2]
-    if ARGV[8] ~= '1' then
-      local pageKey = ARGV[1] .. 'page:' .. suffix
-      local page = redis.call('GET', pageKey)
+    local mark = gen .. ' '
+    if ARGV[5] ~= '1' then
+      local page = redis.call('GET', KEYS[2])
       if page then
-        return {1, epoch, gen, page, redis.call('PTTL', pageKey)}
+        if string.sub(page, 1, #mark) == mark then
+          return {1, gen, page, redis.call('PTTL', KEYS[2])}
+        end
+        redis.call('DEL', KEYS[2])
       end
     end
-    if redis.call('SET', ARGV[1] .. 'lease:' .. suffix, ARGV[5], 'NX', 'PX', ARGV[6]) then
-      return {2, epoch, gen}
-    end
-    return {3, epoch, gen}
+    local lease = redis.call('GET', KEYS[3])
+    if lease and string.sub(lease, 1, #mark) == mark then return {3, gen} end
+    redis.call('SET', KEYS[3], mark .. ARGV[2], 'PX', ARGV[3])
+    return {2, gen}
     """)
 
-    /// KEYS: epoch, generation, lease, page. ARGV: epoch, generation, lease token, value, page
-    /// ms, generation lifetime ms, 1 to keep the lease (a completed page follows). Stores only
-    /// for the lease holder, at the current tokens.
-    static let store = RedisScript("""
+    /// KEYS: generation, lease. ARGV: generation, holder's token, lease ms. Takes the lease at
+    /// `generation` (a stale page's refresh) unless the product moved on to another generation
+    /// or another holder has it at this one. Returns 1 when taken.
+    static let claim = RedisScript("""
+    #!lua
     if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-    if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
-    if redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
-    redis.call('SET', KEYS[4], ARGV[4], 'PX', ARGV[5])
-    redis.call('PEXPIRE', KEYS[2], ARGV[6])
-    if ARGV[7] ~= '1' then redis.call('DEL', KEYS[3]) end
+    local mark = ARGV[1] .. ' '
+    local lease = redis.call('GET', KEYS[2])
+    if lease and string.sub(lease, 1, #mark) == mark then return 0 end
+    redis.call('SET', KEYS[2], mark .. ARGV[2], 'PX', ARGV[3])
     return 1
     """)
 
-    /// KEYS: lease. ARGV: token, lease ms. Extends the lease if it is still this holder's.
+    /// KEYS: generation, lease, page. ARGV: generation, lease value, page value, page ms,
+    /// generation lifetime ms, 1 to keep the lease (a completed page follows). Stores only for
+    /// the lease holder, at the current generation.
+    static let store = RedisScript("""
+    #!lua
+    if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+    if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+    redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+    redis.call('PEXPIRE', KEYS[1], ARGV[5])
+    if ARGV[6] ~= '1' then redis.call('DEL', KEYS[2]) end
+    return 1
+    """)
+
+    /// KEYS: lease. ARGV: lease value, lease ms. Extends the lease if it is still this holder's.
     static let renew = RedisScript("""
+    #!lua
     if redis.call('GET', KEYS[1]) == ARGV[1] then
       return redis.call('PEXPIRE', KEYS[1], ARGV[2])
     end
     return 0
     """)
 
-    /// KEYS: lease. ARGV: token. Deletes the lease if it is still this holder's.
+    /// KEYS: lease. ARGV: lease value. Deletes the lease if it is still this holder's.
     static let release = RedisScript("""
+    #!lua
     if redis.call('GET', KEYS[1]) == ARGV[1] then
       return redis.call('DEL', KEYS[1])
     end
@@ -73,6 +91,7 @@ enum SharedCacheScripts {
     /// not exist starts with a `<sequence> ~` marker: nothing before it is known. Returns
     /// `{sequence, receivers}`.
     static let publish = RedisScript("""
+    #!lua
     local t = redis.call('TIME')
     local last = tonumber(redis.call('GET', KEYS[1]) or '0')
     local s = string.format('%d', math.max(tonumber(t[1]) * 1000000 + tonumber(t[2]), last + 1))
@@ -90,6 +109,7 @@ enum SharedCacheScripts {
     /// KEYS: the invalidation sequence, the invalidation log. The log, oldest first; one that did
     /// not exist (a new fleet, or evicted) is started with its `~` marker at a new sequence.
     static let history = RedisScript("""
+    #!lua
     if redis.call('EXISTS', KEYS[2]) == 0 then
       local t = redis.call('TIME')
       local last = tonumber(redis.call('GET', KEYS[1]) or '0')

@@ -12,7 +12,15 @@ enum SharedPageCodec {
     private static let magic = Array("PD2 ".utf8)
 
     static func encode(_ page: SharedPage) -> [UInt8] {
-        var bytes = magic
+        var bytes: [UInt8] = []
+        encode(page, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the page's bytes to `bytes` (the value's generation leads them in Redis).
+    static func encode(_ page: SharedPage, into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 96 + page.document.body.count)
+        bytes.append(contentsOf: magic)
         var header = "\(page.document.status) \(page.ttl.wholeMilliseconds) \(page.staleIfError.wholeMilliseconds) \(page.staleWhileRevalidate.wholeMilliseconds) "
         header += page.document.missing.isEmpty ? "-" : page.document.missing.map(\.rawValue).joined(separator: ",")
         header += " \(page.stamp) "
@@ -20,12 +28,14 @@ enum SharedPageCodec {
         header += "\n"
         bytes.append(contentsOf: header.utf8)
         bytes.append(contentsOf: page.document.body)
-        return bytes
     }
 
-    static func decode(_ bytes: [UInt8]) -> SharedPage? {
-        guard bytes.starts(with: magic), let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        guard let header = String(validating: bytes[magic.count..<newline], as: UTF8.self) else { return nil }
+    /// The page in `bytes` after their first `leading` bytes (the generation before it in Redis).
+    static func decode(_ bytes: [UInt8], dropping leading: Int = 0) -> SharedPage? {
+        guard leading <= bytes.count else { return nil }
+        let value = bytes[leading...]
+        guard value.starts(with: magic), let newline = value.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        guard let header = String(validating: value[(leading + magic.count)..<newline], as: UTF8.self) else { return nil }
         let fields = header.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 7,
               let status = Int(fields[0]), status == 200 || status == 404,
@@ -46,7 +56,7 @@ enum SharedPageCodec {
             shown = fields[6].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard shown.allSatisfy(ProductDetailsService.isValidID) else { return nil }
         }
-        let document = CachedDocument(status: status, body: Array(bytes[(newline + 1)...]), missing: missing, shownProducts: shown)
+        let document = CachedDocument(status: status, body: Array(value[(newline + 1)...]), missing: missing, shownProducts: shown)
         return SharedPage(
             document: document, ttl: .milliseconds(ttl),
             staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate), stamp: stamp

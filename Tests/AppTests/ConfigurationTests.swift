@@ -63,6 +63,8 @@ struct ConfigurationTests {
         (["HEDGE": "sometimes"], "HEDGE"),
         (["HEDGE_MIN_DELAY_MS": "0"], "HEDGE_MIN_DELAY_MS"),
         (["HEDGE_MIN_DELAY_MS": "50", "HEDGE_MAX_DELAY_MS": "20"], "HEDGE_MAX_DELAY_MS"),
+        (["REDIS_KEY_PREFIX": "pd:{v3}:"], "REDIS_KEY_PREFIX"),
+        (["REDIS_KEY_PREFIX": "pd}"], "REDIS_KEY_PREFIX"),
     ])
     func aBadValueNamesItsSetting(_ environment: [String: String], _ setting: String) {
         #expect {

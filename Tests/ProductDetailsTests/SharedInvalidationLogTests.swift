@@ -19,10 +19,26 @@ struct SharedInvalidationLogTests {
         #expect(log.latest == 110)
     }
 
-    @Test func aPageWithoutDependenciesIsAlwaysAccepted() {
+    /// Before the log is read nothing can be judged: not even a page that shows no other
+    /// product, since everything may have been invalidated meanwhile.
+    @Test func beforeTheLogIsReadNoPageIsAccepted() {
         let unsynced = SharedInvalidationLog(capacity: 10)
-        #expect(unsynced.accepts(dependencies: [String](), stamp: 0))
+        #expect(!unsynced.accepts(dependencies: [String](), stamp: 1_000))
         #expect(!unsynced.accepts(dependencies: ["s"], stamp: 1_000))
+        #expect(synced().accepts(dependencies: [String](), stamp: 100))
+    }
+
+    /// Invalidating everything refuses every page stamped before it, with or without
+    /// dependencies; pages stamped at it or later are judged as before.
+    @Test func invalidatingEverythingRefusesEveryPageStampedBefore() {
+        var log = synced([.init(sequence: 120, id: nil)])
+        #expect(!log.accepts(dependencies: [String](), stamp: 119))
+        #expect(!log.accepts(dependencies: ["s"], stamp: 110))
+        #expect(log.accepts(dependencies: [String](), stamp: 120))
+        #expect(log.latest == 120, "a load starting now is stamped at it")
+        log.recordEverything(130)
+        #expect(!log.accepts(dependencies: [String](), stamp: 125))
+        #expect(log.accepts(dependencies: ["s"], stamp: 130))
     }
 
     @Test func aPageStampedBeforeWhatCanBeJudgedIsRefused() {

@@ -6,7 +6,7 @@ import Testing
 struct SharedLookupMachineTests {
     static let settings = SharedCacheSettings(
         timeout: .milliseconds(250), pollInitial: .milliseconds(2), pollMax: .milliseconds(25))
-    static let generation = SharedGeneration(epoch: "e1", generation: "g1")
+    static let generation = SharedGeneration("g1")
     static let claim = SharedClaim(id: "p1", generation: generation, token: "t1")
     static let document = CachedDocument(status: 200, body: Array("{}".utf8))
     /// Fresh for 60 s, then 30 s stale-while-revalidate; stale-if-error for 300 s.

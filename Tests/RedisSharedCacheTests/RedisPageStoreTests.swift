@@ -7,6 +7,10 @@ import TestSupport
 
 /// The shared cache's scripts against a real `redis-server`: leases, stores guarded by lease and
 /// generation, and invalidation by token that no eviction or restart can undo.
+///
+/// The server is a one-node Redis Cluster: every script here would be refused if it touched a
+/// key outside the slot of the keys it declares, as a cluster of several nodes needs. The other
+/// fleet tests run on a plain server, the same layout.
 @Suite("Redis page store", .timeLimit(.minutes(1)))
 struct RedisPageStoreTests {
     let server: RedisServer
@@ -17,7 +21,7 @@ struct RedisPageStoreTests {
     static let far = Duration.seconds(1_000_000)
 
     init() async throws {
-        server = try await RedisServer.started()
+        server = try await RedisServer.started(cluster: true)
         redis = try SerialRedisRunner(port: server.port)
         store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
     }
@@ -64,7 +68,7 @@ struct RedisPageStoreTests {
         #expect(age >= .zero && age < .seconds(5))
         #expect(generation == claim.generation)
         // The lease went with the store.
-        #expect(try await raw("EXISTS", .string(keys.lease(of: "p1", at: .init(epoch: generation.epoch, generation: generation.generation)))) == .integer(0))
+        #expect(try await raw("EXISTS", .string(keys.lease(of: "p1"))) == .integer(0))
     }
 
     /// A refresh (`no-cache`) takes the lease over a stored page without reading it, stores the
@@ -91,7 +95,7 @@ struct RedisPageStoreTests {
             document: CachedDocument(status: 200, body: Array(#"{"partial":true}"#.utf8), missing: [.reviews]), ttl: .seconds(5),
             staleIfError: .zero, staleWhileRevalidate: .zero)
         #expect(try await store.store(degraded, under: claim, keepingLease: true, deadline: Self.far))
-        let lease = keys.lease(of: "p1", at: claim.generation)
+        let lease = keys.lease(of: "p1")
         #expect(try await raw("EXISTS", .string(lease)) == .integer(1), "the lease stays with its holder")
         guard case .page(let first, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("the degraded page is there to read meanwhile")
@@ -109,6 +113,8 @@ struct RedisPageStoreTests {
         #expect(try await store.store(degraded, under: claim, keepingLease: true, deadline: Self.far) == false)
     }
 
+    /// The overtaken load's lease does not hold up the next generation's load: the next read
+    /// takes the lease at once, and the overtaken holder can neither store nor renew.
     @Test func aLoadOvertakenByAnInvalidationIsNotStored() async throws {
         let claim = try await claim("p1")
         #expect(try await store.invalidate(.product("p1"), deadline: Self.far).receivers == 0)
@@ -116,29 +122,46 @@ struct RedisPageStoreTests {
         // The product starts over under its new generation.
         let next = try await self.claim("p1")
         #expect(next.generation != claim.generation)
+        #expect(try await store.renew(claim, deadline: Self.far) == false)
+        #expect(try await store.claim(id: "p1", generation: claim.generation, deadline: Self.far) == nil, "not at an old generation")
+        #expect(try await store.store(Self.page(), under: next, deadline: Self.far))
     }
 
-    @Test func invalidatingEverythingRefusesEveryOlderLoadAndHidesEveryPage() async throws {
+    /// A page stored before its product was invalidated reads as absent and is deleted.
+    @Test func aPageOfAnOlderGenerationIsAMissAndIsDeleted() async throws {
         let first = try await claim("p1")
-        #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
-        let second = try await claim("p2")
-        #expect(try await store.invalidate(.everything, deadline: Self.far).receivers == 0)
-        #expect(try await store.store(Self.page(), under: second, deadline: Self.far) == false)
-        guard case .claimed = try await store.read(id: "p1", deadline: Self.far) else {
-            Issue.record("the page stored before DELETE /cache came back")
+        #expect(try await store.store(Self.page("old"), under: first, deadline: Self.far))
+        _ = try await store.invalidate(.product("p1"), deadline: Self.far)
+        #expect(try await raw("EXISTS", .string(keys.page(of: "p1"))) == .integer(1))
+        guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("the page stored before the invalidation came back")
             return
         }
+        #expect(next.generation != first.generation)
+        #expect(try await raw("EXISTS", .string(keys.page(of: "p1"))) == .integer(0))
     }
 
-    @Test(arguments: ["generation", "epoch"])
-    func aLostTokenNeverBringsAnOldPageBack(lost: String) async throws {
+    /// Invalidating everything touches no product's keys (no script may reach every slot): it is
+    /// an entry of the log, by which every replica refuses older pages (`SharedCache`'s tests).
+    @Test func invalidatingEverythingOnlyLogsAndPublishesIt() async throws {
+        let first = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: first, deadline: Self.far))
+        let all = try await store.invalidate(.everything, deadline: Self.far)
+        #expect(try await store.invalidationHistory(deadline: Self.far).entries == [.init(sequence: all.sequence, id: nil)])
+        guard case .page(_, _, let generation) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("the store no longer holds the page")
+            return
+        }
+        #expect(generation == first.generation)
+    }
+
+    @Test func aLostTokenNeverBringsAnOldPageBack() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
         // Eviction or a Redis restart without persistence: the token is simply gone.
-        let key = lost == "epoch" ? keys.epoch : keys.generation(of: "p1")
-        #expect(try await raw("DEL", .string(key)) == .integer(1))
+        #expect(try await raw("DEL", .string(keys.generation(of: "p1"))) == .integer(1))
         guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
-            Issue.record("a page stored under the lost \(lost) token was read again")
+            Issue.record("a page stored under the lost generation was read again")
             return
         }
         #expect(next.generation != claim.generation)
@@ -147,8 +170,7 @@ struct RedisPageStoreTests {
     @Test func onlyTheCurrentHolderMayStore() async throws {
         let first = try await claim("p1")
         // The lease lapses (its holder stalled) and another replica takes it.
-        let generation = first.generation
-        #expect(try await raw("DEL", .string(keys.lease(of: "p1", at: generation))) == .integer(1))
+        #expect(try await raw("DEL", .string(keys.lease(of: "p1"))) == .integer(1))
         let second = try await claim("p1")
         #expect(try await store.renew(first, deadline: Self.far) == false)
         #expect(try await store.store(Self.page("late"), under: first, deadline: Self.far) == false)
@@ -165,7 +187,7 @@ struct RedisPageStoreTests {
     /// and once that lapses the next read takes the lease over.
     @Test func aLapsedLeaseIsTakenOverByTheNextRead() async throws {
         let dead = try await claim("p1")
-        let lease = keys.lease(of: "p1", at: dead.generation)
+        let lease = keys.lease(of: "p1")
         let remaining = try await raw("PTTL", .string(lease)).integer ?? 0
         #expect(remaining > 590_000 && remaining <= 600_000, "the lease expires with the lease duration: \(remaining) ms")
         #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
@@ -191,8 +213,8 @@ struct RedisPageStoreTests {
 
     @Test func aValueInAnotherFormatIsAMissAndIsDeleted() async throws {
         let claim = try await claim("p1")
-        let key = keys.page(of: "p1", at: claim.generation)
-        #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
+        let key = keys.page(of: "p1")
+        #expect(try await raw("SET", .string(key), .string(claim.generation.token + " PD9 something else")) == .simpleString(Array("OK".utf8)))
         #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere, "the claim's holder loads it")
         #expect(try await raw("EXISTS", .string(key)) == .integer(0))
     }
@@ -202,8 +224,8 @@ struct RedisPageStoreTests {
     @Test func aValueInAnotherFormatWithNoLoadRunningIsDeletedAndTheLeaseTaken() async throws {
         let first = try await claim("p1")
         try await store.release(first, deadline: Self.far)
-        let key = keys.page(of: "p1", at: first.generation)
-        #expect(try await raw("SET", .string(key), "PD9 something else") == .simpleString(Array("OK".utf8)))
+        let key = keys.page(of: "p1")
+        #expect(try await raw("SET", .string(key), .string(first.generation.token + " PD9 something else")) == .simpleString(Array("OK".utf8)))
         guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("expected the lease")
             return
@@ -215,7 +237,7 @@ struct RedisPageStoreTests {
     @Test func theRedisExpiryKeepsThePageThroughItsStaleWindows() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
-        let key = keys.page(of: "p1", at: claim.generation)
+        let key = keys.page(of: "p1")
         let remaining = try await raw("PTTL", .string(key)).integer ?? 0
         #expect(remaining > 330_000 && remaining <= 360_000)
         // Aged past its TTL (as if stored 70 s ago): read back as 10 s stale.
@@ -289,8 +311,8 @@ struct RedisPageStoreTests {
     }
 
     @Test func anErrorReplyIsAFailureNotAnAnswer() async throws {
-        // A foreign value of another type where the epoch belongs.
-        #expect(try await raw("RPUSH", .string(keys.epoch), "x") == .integer(1))
+        // A foreign value of another type where the generation belongs.
+        #expect(try await raw("RPUSH", .string(keys.generation(of: "p1")), "x") == .integer(1))
         await #expect(throws: SharedStoreFailure.self) { try await store.read(id: "p1", deadline: Self.far) }
     }
 }

@@ -20,22 +20,26 @@ struct ServiceOnRedisTests {
         server = try await RedisServer.started()
     }
 
-    func replica(breakerFailures: Int) throws -> (ProductDetailsService, SerialRedisRunner) {
+    /// A replica that read the fleet's invalidation log, as after its first subscription.
+    func replica(breakerFailures: Int) async throws -> (ProductDetailsService, SerialRedisRunner) {
         let runner = try SerialRedisRunner(port: server.port)
         let time = ClockTimeSource()
         let settings = SharedCacheSettings(timeout: .seconds(60), breakerFailures: breakerFailures, breakerOpenFor: .seconds(60))
         let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: .seconds(30), generationLifetime: .seconds(600))
         var serviceSettings = ServiceSettings()
         serviceSettings.hedging = nil
+        let shared = SharedCache(store: store, settings: settings, time: time, events: events)
+        await shared.subscribed()
         let service = ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time, events: events,
-            shared: SharedCache(store: store, settings: settings, time: time, events: events)
+            shared: shared
         )
         return (service, runner)
     }
 
     @Test func withRedisGoneTheBreakerOpensAndPagesStillLoad() async throws {
-        let (replica, redis) = try replica(breakerFailures: 3)
+        let (replica, redis) = try await replica(breakerFailures: 3)
+        let before = await redis.sent.count
         server.stop()
         for index in 0..<10 {
             let answer = try await replica.detail(id: "p\(index)")
@@ -43,7 +47,7 @@ struct ServiceOnRedisTests {
             #expect(answer.cache.shared?.result == .bypass)
         }
         #expect(events.count("breaker open") == 1)
-        #expect(await redis.sent.count == 3, "no Redis command while the breaker is open")
+        #expect(await redis.sent.count - before == 3, "no Redis command while the breaker is open")
         #expect(catalog.calls("products") == 10)
         #expect(await replica.invalidate(.product("p1")) != .fleet(receivers: 0))
     }

@@ -3,32 +3,29 @@ import ProductDetails
 import Timekeeping
 
 /// The shared cache of a fleet in memory, with the rules the Redis scripts (`SharedCacheScripts`) keep:
-/// pages and leases under the epoch and the product's generation tokens, pages aged and leases
-/// lapsing on the injected time line (a `ManualTimeSource` in tests), a store refused unless its
-/// claim still holds the lease at the current tokens, invalidations that replace a token and
-/// count their receivers. So the fleet's rules are tested with several services on one store,
+/// one page and one lease per product, each belonging to the generation it was stored at (one of
+/// another generation reads as absent), pages aged and leases lapsing on the injected time line
+/// (a `ManualTimeSource` in tests), a store refused unless its claim still holds the lease at the
+/// current generation, invalidations that replace a product's token (invalidating everything
+/// only logs) and count their receivers. So the fleet's rules are tested with several services on one store,
 /// no server and no clock.
 package final class InMemorySharedPageStore: SharedPageStore {
-    private struct Key: Hashable {
-        let generation: SharedGeneration
-        let id: String
-    }
-
     private struct Stored {
+        let generation: SharedGeneration
         let page: SharedPage
         let at: Duration
     }
 
     private struct Lease {
+        let generation: SharedGeneration
         let token: String
         var until: Duration
     }
 
     private struct State {
-        var epoch: String?
-        var generations: [String: String] = [:]
-        var pages: [Key: Stored] = [:]
-        var leases: [Key: Lease] = [:]
+        var generations: [String: SharedGeneration] = [:]
+        var pages: [String: Stored] = [:]
+        var leases: [String: Lease] = [:]
         var tokens = 0
         var failure: SharedStoreFailure?
         var renewalFailures: [SharedStoreFailure] = []
@@ -47,21 +44,27 @@ package final class InMemorySharedPageStore: SharedPageStore {
         }
 
         mutating func generation(of id: String) -> SharedGeneration {
-            let epoch = self.epoch ?? token("e")
-            self.epoch = epoch
-            let generation = generations[id] ?? token("g")
+            let generation = generations[id] ?? SharedGeneration(token("g"))
             generations[id] = generation
-            return SharedGeneration(epoch: epoch, generation: generation)
+            return generation
         }
 
-        /// The lease at `key` unless it lapsed by `now`.
-        mutating func lease(at key: Key, now: Duration) -> Lease? {
-            guard let lease = leases[key] else { return nil }
+        /// `id`'s lease at `generation` unless it lapsed by `now`.
+        mutating func lease(of id: String, at generation: SharedGeneration, now: Duration) -> Lease? {
+            guard let lease = leases[id] else { return nil }
             guard lease.until > now else {
-                leases[key] = nil
+                leases[id] = nil
                 return nil
             }
-            return lease
+            return lease.generation == generation ? lease : nil
+        }
+
+        /// Takes `id`'s lease at `generation` unless another holder has it there.
+        mutating func claim(_ id: String, at generation: SharedGeneration, now: Duration, for duration: Duration) -> SharedClaim? {
+            guard lease(of: id, at: generation, now: now) == nil else { return nil }
+            let token = token("t")
+            leases[id] = Lease(generation: generation, token: token, until: now + duration)
+            return SharedClaim(id: id, generation: generation, token: token)
         }
     }
 
@@ -115,8 +118,8 @@ package final class InMemorySharedPageStore: SharedPageStore {
     package func isLeased(_ id: String) -> Bool {
         let now = time.now
         return state.withLock { state in
-            guard let epoch = state.epoch, let generation = state.generations[id] else { return false }
-            return state.lease(at: Key(generation: SharedGeneration(epoch: epoch, generation: generation), id: id), now: now) != nil
+            guard let generation = state.generations[id] else { return false }
+            return state.lease(of: id, at: generation, now: now) != nil
         }
     }
 
@@ -125,16 +128,12 @@ package final class InMemorySharedPageStore: SharedPageStore {
         let leaseDuration = self.leaseDuration
         return try answer { state in
             let generation = state.generation(of: id)
-            let key = Key(generation: generation, id: id)
-            if let stored = state.pages[key] {
+            if let stored = state.pages[id] {
                 let age = now - stored.at
-                if age < stored.page.lifetime { return .page(stored.page, age: age, generation: generation) }
-                state.pages[key] = nil
+                if stored.generation == generation, age < stored.page.lifetime { return .page(stored.page, age: age, generation: generation) }
+                state.pages[id] = nil
             }
-            guard state.lease(at: key, now: now) == nil else { return .loadingElsewhere }
-            let token = state.token("t")
-            state.leases[key] = Lease(token: token, until: now + leaseDuration)
-            return .claimed(SharedClaim(id: id, generation: generation, token: token))
+            return state.claim(id, at: generation, now: now, for: leaseDuration).map(SharedRead.claimed) ?? .loadingElsewhere
         }
     }
 
@@ -142,11 +141,8 @@ package final class InMemorySharedPageStore: SharedPageStore {
         let now = time.now
         let leaseDuration = self.leaseDuration
         return try answer { state in
-            let key = Key(generation: generation, id: id)
-            guard state.lease(at: key, now: now) == nil else { return nil }
-            let token = state.token("t")
-            state.leases[key] = Lease(token: token, until: now + leaseDuration)
-            return SharedClaim(id: id, generation: generation, token: token)
+            guard state.generations[id] == generation else { return nil }
+            return state.claim(id, at: generation, now: now, for: leaseDuration)
         }
     }
 
@@ -154,12 +150,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
         let now = time.now
         let leaseDuration = self.leaseDuration
         return try answer { state in
-            let generation = state.generation(of: id)
-            let key = Key(generation: generation, id: id)
-            guard state.lease(at: key, now: now) == nil else { return nil }
-            let token = state.token("t")
-            state.leases[key] = Lease(token: token, until: now + leaseDuration)
-            return SharedClaim(id: id, generation: generation, token: token)
+            state.claim(id, at: state.generation(of: id), now: now, for: leaseDuration)
         }
     }
 
@@ -169,9 +160,8 @@ package final class InMemorySharedPageStore: SharedPageStore {
         let renewed: Result<Bool, SharedStoreFailure> = try answer { state in
             state.renewals += 1
             if !state.renewalFailures.isEmpty { return .failure(state.renewalFailures.removeFirst()) }
-            let key = Key(generation: claim.generation, id: claim.id)
-            guard state.lease(at: key, now: now)?.token == claim.token else { return .success(false) }
-            state.leases[key]?.until = now + leaseDuration
+            guard state.lease(of: claim.id, at: claim.generation, now: now)?.token == claim.token else { return .success(false) }
+            state.leases[claim.id]?.until = now + leaseDuration
             return .success(true)
         }
         return try renewed.get()
@@ -182,12 +172,11 @@ package final class InMemorySharedPageStore: SharedPageStore {
     ) async throws(SharedStoreFailure) -> Bool {
         let now = time.now
         return try answer { state in
-            let key = Key(generation: claim.generation, id: claim.id)
-            guard state.epoch == claim.generation.epoch, state.generations[claim.id] == claim.generation.generation,
-                  state.lease(at: key, now: now)?.token == claim.token
+            guard state.generations[claim.id] == claim.generation,
+                  state.lease(of: claim.id, at: claim.generation, now: now)?.token == claim.token
             else { return false }
-            state.pages[key] = Stored(page: page, at: now)
-            if !keepingLease { state.leases[key] = nil }
+            state.pages[claim.id] = Stored(generation: claim.generation, page: page, at: now)
+            if !keepingLease { state.leases[claim.id] = nil }
             return true
         }
     }
@@ -195,18 +184,13 @@ package final class InMemorySharedPageStore: SharedPageStore {
     package func release(_ claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) {
         let now = time.now
         try answer { state in
-            let key = Key(generation: claim.generation, id: claim.id)
-            if state.lease(at: key, now: now)?.token == claim.token { state.leases[key] = nil }
+            if state.lease(of: claim.id, at: claim.generation, now: now)?.token == claim.token { state.leases[claim.id] = nil }
         }
     }
 
     package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt {
         try answer { state in
-            switch scope {
-            case .product(let id): state.generations[id] = state.token("g")
-            case .products(let ids): for id in ids { state.generations[id] = state.token("g") }
-            case .everything: state.epoch = state.token("e")
-            }
+            for id in scope.ids { state.generations[id] = SharedGeneration(state.token("g")) }
             state.invalidated.append(scope)
             state.sequence += 1
             let sequence = state.sequence

@@ -11,11 +11,16 @@ import Glibc
 /// The port is found by probing: `--port 0` would turn TCP off, so a port the kernel just handed
 /// out (bound, read back, closed) is given to the server, and another is tried if it lost a race.
 ///
+/// With `cluster`, the server is a Redis Cluster of one node holding every slot: Redis then holds
+/// scripts to the cluster's rules (every key a script touches in one slot), which a plain server
+/// does not check.
+///
 /// `@unchecked Sendable`: `process` and `port` change only in `init` and `restart()`, which a
 /// test calls between its own requests, never concurrently with them.
 package final class RedisServer: @unchecked Sendable {
     package private(set) var port: Int
     package let password: String?
+    package let cluster: Bool
     private var process: SpawnedProcess
     private let folder: URL
 
@@ -24,17 +29,26 @@ package final class RedisServer: @unchecked Sendable {
         ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { (path: String) in access(path, X_OK) == 0 }
     }
 
-    package init(password: String? = nil) throws {
+    package init(password: String? = nil, cluster: Bool = false) throws {
         self.password = password
+        self.cluster = cluster
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pd-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        (process, port) = try Self.start(password: password, folder: folder, port: nil)
+        (process, port) = try Self.start(password: password, cluster: cluster, folder: folder, port: nil)
+        if cluster {
+            do {
+                try takeEverySlot()
+            } catch {
+                stop()
+                throw error
+            }
+        }
     }
 
     /// Starts a server on a thread of its own: starting one waits for it to answer, which must
     /// not hold one of the few threads Swift's concurrency runs every test on.
-    package static func started(password: String? = nil) async throws -> RedisServer {
-        try await RawClient.blocking { try RedisServer(password: password) }
+    package static func started(password: String? = nil, cluster: Bool = false) async throws -> RedisServer {
+        try await RawClient.blocking { try RedisServer(password: password, cluster: cluster) }
     }
 
     deinit {
@@ -73,10 +87,47 @@ package final class RedisServer: @unchecked Sendable {
     /// Starts it again on the same port after `stop()` (empty: nothing was persisted).
     package func restart() throws {
         stop()
-        (process, port) = try Self.start(password: password, folder: folder, port: port)
+        (process, port) = try Self.start(password: password, cluster: cluster, folder: folder, port: port)
     }
 
-    private static func start(password: String?, folder: URL, port fixed: Int?) throws -> (SpawnedProcess, Int) {
+    /// The one node of a cluster takes all 16,384 slots; returns once the cluster says it is ok.
+    private func takeEverySlot() throws {
+        let client = try RawClient(port: port, readTimeoutSeconds: 5)
+        defer { client.close() }
+        /// Sends `words` and reads until `done` holds of what came back (or an error did).
+        func ask(_ words: [String], until done: (String) -> Bool) throws -> String {
+            let command = "*\(words.count)\r\n" + words.map { "$\($0.utf8.count)\r\n\($0)\r\n" }.joined()
+            try client.sendBlocking(Array(command.utf8))
+            var text = ""
+            while !done(text) && !text.contains("-ERR") {
+                let bytes = try client.receiveSomeBlocking()
+                if bytes.isEmpty { break }
+                text += String(decoding: bytes, as: UTF8.self)
+            }
+            return text
+        }
+        if let password {
+            let authenticated = try ask(["AUTH", password]) { $0.hasSuffix("\r\n") }
+            guard authenticated == "+OK\r\n" else { throw RedisServerError.didNotStart("AUTH: \(authenticated)") }
+        }
+        let added = try ask(["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]) { $0.hasSuffix("+OK\r\n") }
+        guard added.hasSuffix("+OK\r\n") else { throw RedisServerError.didNotStart("CLUSTER ADDSLOTSRANGE: \(added)") }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let info = try ask(["CLUSTER", "INFO"]) { text in
+                // One bulk string: `$<length>\r\n<length bytes>\r\n`.
+                guard let header = text.range(of: "\r\n"), text.hasPrefix("$"),
+                      let length = Int(text[text.index(after: text.startIndex)..<header.lowerBound])
+                else { return false }
+                return text.utf8.count >= text.utf8.distance(from: text.startIndex, to: header.upperBound) + length + 2
+            }
+            if info.contains("cluster_state:ok") { return }
+            usleep(20_000)
+        }
+        throw RedisServerError.didNotStart("the one-node cluster never reported cluster_state:ok")
+    }
+
+    private static func start(password: String?, cluster: Bool, folder: URL, port fixed: Int?) throws -> (SpawnedProcess, Int) {
         guard let executable else { throw RedisServerError.notInstalled }
         var lastOutput = ""
         for _ in 0..<5 {
@@ -86,6 +137,13 @@ package final class RedisServer: @unchecked Sendable {
                 "--dir", folder.path, "--daemonize", "no", "--loglevel", "warning", "--databases", "16",
             ]
             if let password { arguments += ["--requirepass", password] }
+            if cluster {
+                // The cluster bus would be the port plus 10,000, which may be taken or past 65,535.
+                arguments += [
+                    "--cluster-enabled", "yes", "--cluster-port", String(try unusedLoopbackPort()),
+                    "--cluster-config-file", folder.appendingPathComponent("nodes-\(port).conf").path,
+                ]
+            }
             let process = try SpawnedProcess(executable: executable, arguments: arguments)
             if try waitUntilAnswering(port: port, process: process, password: password) { return (process, port) }
             kill(process.processIdentifier, SIGKILL)
@@ -103,8 +161,9 @@ package final class RedisServer: @unchecked Sendable {
             if let client = try? RawClient(port: port, readTimeoutSeconds: 2) {
                 defer { client.close() }
                 // Another test's server may have taken the port while ours failed to bind: only a
-                // server reporting our process's id is ours.
-                return try answeringProcessID(client, password: password) == process.processIdentifier
+                // server reporting our process's id is ours. What answers may not even speak RESP
+                // (another cluster node's bus port): an error is not ours either.
+                return (try? answeringProcessID(client, password: password)) == process.processIdentifier
             }
             usleep(10_000)
         }

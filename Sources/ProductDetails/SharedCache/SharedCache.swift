@@ -44,8 +44,8 @@ package final class SharedCache: Sendable {
         }
     }
 
-    /// The subscription (re)started: until the fleet's invalidation log is read, no page that
-    /// shows other products is served from the shared cache (a message may have been missed).
+    /// The subscription (re)started: until the fleet's invalidation log is read, the shared cache
+    /// is not used (a message may have been missed, even one invalidating everything).
     /// Reads it, once a second until it answers (Redis may be down right after a subscription,
     /// or its breaker open), unless a later subscription started meanwhile.
     package func subscribed() async {
@@ -67,12 +67,10 @@ package final class SharedCache: Sendable {
         invalidations.withLock { $0.knownFrom != .max }
     }
 
-    /// Whether `page` may be served: no product it shows besides its own was invalidated after
-    /// it was stamped, as far as this replica can judge.
+    /// Whether `page` may be served: neither everything nor a product it shows besides its own
+    /// was invalidated after it was stamped, as far as this replica can judge.
     func accepts(_ page: SharedPage) -> Bool {
-        let dependencies = page.document.dependencies
-        if dependencies.isEmpty { return true }
-        return invalidations.withLock { $0.accepts(dependencies: dependencies, stamp: page.stamp) }
+        invalidations.withLock { $0.accepts(dependencies: page.document.dependencies, stamp: page.stamp) }
     }
 
     package var breakerState: CircuitBreaker.State {

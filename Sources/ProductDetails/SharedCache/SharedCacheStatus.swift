@@ -7,7 +7,8 @@ package struct SharedCacheStatus: Sendable, Equatable {
         case miss
         /// It had a stale page, served while another replica refreshes it.
         case stale
-        /// It was not asked (breaker open) or did not answer in time.
+        /// It was not asked (breaker open, or the fleet's invalidation log not read since this
+        /// replica last subscribed) or did not answer in time.
         case bypass
         /// It was not asked because the client's request said so (`Cache-Control: no-cache`).
         case request
@@ -17,7 +18,8 @@ package struct SharedCacheStatus: Sendable, Equatable {
     package enum NotStored: String, Sendable, Equatable {
         /// Another replica held the product's lease (a `no-cache` refresh does not wait for it).
         case leaseHeld = "lease-held"
-        /// The shared cache did not answer, or its breaker is open.
+        /// The shared cache did not answer, its breaker is open, or this replica has not read the
+        /// fleet's invalidation log since it last subscribed.
         case unavailable
     }
 

@@ -1,9 +1,10 @@
 /// What this replica knows of the fleet's invalidations, to judge a page read from the shared
-/// cache by the products it shows besides its own.
+/// cache by the products it shows besides its own, and by the invalidations of everything.
 ///
 /// Every invalidation the fleet sends has a sequence (from Redis, strictly increasing), and every
 /// page stored in the shared cache is stamped with the latest sequence its loader knew when the
-/// load began. A page is refused when a product it shows was invalidated after its stamp. The
+/// load began. A page is refused when everything, or a product it shows, was invalidated after
+/// its stamp (its own product's invalidation changed the key's generation already). The
 /// knowledge comes from the broadcast, and from the log in Redis read at each subscription, so no
 /// read touches another product's keys (the check is local, whatever the number of products a
 /// page shows). A page stamped before what this replica can judge (`knownFrom`: before the log it
@@ -86,9 +87,9 @@ struct SharedInvalidationLog {
     }
 
     /// Whether a page stamped `stamp` that shows `dependencies` (besides its own product) may be
-    /// served: none of them was invalidated after its stamp, as far as can be judged.
+    /// served: nothing was invalidated everywhere after its stamp, and none of the products it
+    /// shows after it either, as far as can be judged.
     func accepts(dependencies: some Collection<String>, stamp: UInt64) -> Bool {
-        if dependencies.isEmpty { return true }
         guard knownFrom != .max, stamp >= knownFrom, stamp >= everythingAt else { return false }
         return dependencies.allSatisfy { (invalidatedAt[$0] ?? 0) <= stamp }
     }
