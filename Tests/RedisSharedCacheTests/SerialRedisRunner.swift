@@ -28,6 +28,9 @@ actor SerialRedisRunner: RedisCommandRunner {
             command = plain
         case .script(let script, let keys, let arguments):
             command = RESPCommand(arguments: ["EVAL", .string(script.body), .integer(Int64(keys.count))] + keys + arguments)
+        case .asking:
+            // A single server: nothing to ask.
+            throw RedisClientError.protocolError
         }
         if case .string(let name)? = command.arguments.first { sent.append(name) }
         var bytes: [UInt8] = []

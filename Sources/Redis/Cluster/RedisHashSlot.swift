@@ -1,3 +1,5 @@
+import RESP
+
 /// Where Redis Cluster keeps a key: CRC16 (XMODEM) of the key, or of its hash tag, modulo 16,384
 /// (the Redis Cluster specification, "Keys distribution model"). Keys that share a tag share a
 /// slot, so one script may touch them all.
@@ -11,6 +13,15 @@ package enum RedisHashSlot {
 
     package static func of(_ key: String) -> Int {
         of(key.utf8)
+    }
+
+    /// The slot of a command's key argument, as Redis reads it: its bytes.
+    package static func of(argument key: RESPArgument) -> Int {
+        switch key {
+        case .bytes(let bytes): of(bytes)
+        case .string(let string): of(string.utf8)
+        case .integer(let value): of(String(value).utf8)
+        }
     }
 
     /// The hash tag: the bytes between the first `{` and the first `}` after it, when there is at

@@ -10,6 +10,9 @@ package struct RedisSlotMap: Sendable, Equatable {
     /// Per slot, the index of its master in `masters`; -1 when no node serves it.
     private var owners = [Int16](repeating: -1, count: RedisHashSlot.count)
 
+    /// No slot served by any node: what a `MOVED` fills in before the first refresh.
+    package init() {}
+
     /// Reads a `CLUSTER SLOTS` reply from `asked`, whose address stands for a node that did not
     /// know its own (an empty host). Refuses anything that is not exactly that shape, and ranges
     /// that overlap: a wrong map would send every command of a slot to the wrong node.

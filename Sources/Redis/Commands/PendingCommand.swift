@@ -11,4 +11,14 @@ struct PendingCommand: Sendable {
     var isAbandoned = false
     /// This is the `EVAL` sent after `NOSCRIPT`: its reply, whatever it is, goes to the caller.
     var isReload = false
+    /// Replies still to come before the request's own (`ASKING`'s), dropped as they come.
+    var leadingReplies: Int
+
+    init(id: RedisRequestID, request: RedisRequest, deadline: Duration, writtenAt: Duration) {
+        self.id = id
+        self.request = request
+        self.deadline = deadline
+        self.writtenAt = writtenAt
+        leadingReplies = request.leadingReplies
+    }
 }

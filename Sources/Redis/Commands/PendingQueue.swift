@@ -14,6 +14,14 @@ struct PendingQueue: Sendable {
         storage.append(command)
     }
 
+    /// Takes one leading reply of the oldest request (`ASKING`'s) if it still awaits one: true
+    /// when the reply just read was that, to be dropped.
+    mutating func dropsLeadingReply() -> Bool {
+        guard !isEmpty, storage[head].leadingReplies > 0 else { return false }
+        storage[head].leadingReplies -= 1
+        return true
+    }
+
     mutating func popFirst() -> PendingCommand? {
         guard !isEmpty else { return nil }
         let command = storage[head]

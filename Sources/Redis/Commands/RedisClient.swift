@@ -44,20 +44,7 @@ package final class RedisClient: RedisCommandRunner {
     /// reply is later read and dropped, so the pipeline stays in step.
     package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
-        let call = RedisCall(connection: connectionForCaller())
-        let loop = call.connection.loop
-        let outcome = await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<RedisCall.Outcome, Never>) in
-                if loop.inLoop {
-                    call.start(continuation, request: request, deadline: deadline)
-                } else if !loop.execute({ call.start(continuation, request: request, deadline: deadline) }) {
-                    continuation.resume(returning: .failure(.shutdown))
-                }
-            }
-        } onCancel: {
-            loop.execute { call.cancel() }
-        }
-        return try outcome.get()
+        return try await connectionForCaller().run(request, deadline: deadline).get()
     }
 
     /// Whether any command connection is ready (its handshake done).

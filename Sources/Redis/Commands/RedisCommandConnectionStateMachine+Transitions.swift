@@ -56,6 +56,7 @@ extension RedisCommandConnectionStateMachine {
             }
             return
         }
+        if inFlight.dropsLeadingReply() { return }
         guard let command = inFlight.popFirst() else {
             connectionEnded(RedisClientError.protocolError.detailed("Redis sent a reply no command was waiting for."), now: now, into: &actions)
             return
@@ -66,6 +67,7 @@ extension RedisCommandConnectionStateMachine {
             var reload = command
             reload.isReload = true
             reload.writtenAt = now
+            reload.leadingReplies = command.request.leadingReplies
             var bytes: [UInt8] = []
             command.request.encodeReload(into: &bytes)
             inFlight.append(reload)

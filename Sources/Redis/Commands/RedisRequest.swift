@@ -9,6 +9,10 @@ package enum RedisRequest: Sendable, Hashable {
     /// pipeline, so it runs after commands submitted later than the script: a script must not
     /// rely on running before them (each of ours is atomic on its own keys).
     case script(RedisScript, keys: [RESPArgument], arguments: [RESPArgument])
+    /// `ASKING` and the request in one write, so no other caller's command comes between them
+    /// on the connection: a Redis Cluster node importing a slot serves the next command only
+    /// after `ASKING`. The caller gets the request's reply; `ASKING`'s is read and dropped.
+    indirect case asking(RedisRequest)
 
     /// Appends the command as first sent.
     func encode(into buffer: inout [UInt8]) {
@@ -17,20 +21,61 @@ package enum RedisRequest: Sendable, Hashable {
             command.encode(into: &buffer)
         case .script(let script, let keys, let arguments):
             scriptCommand("EVALSHA", .string(script.sha1), keys, arguments).encode(into: &buffer)
+        case .asking(let request):
+            RESPCommand("ASKING").encode(into: &buffer)
+            request.encode(into: &buffer)
         }
     }
 
     /// Appends the `EVAL` that replaces an `EVALSHA` Redis did not know: one command instead of
     /// `SCRIPT LOAD` + `EVALSHA`, since `EVAL` also caches the script for the next callers.
     func encodeReload(into buffer: inout [UInt8]) {
-        guard case .script(let script, let keys, let arguments) = self else { return encode(into: &buffer) }
-        scriptCommand("EVAL", .string(script.body), keys, arguments).encode(into: &buffer)
+        switch self {
+        case .command:
+            encode(into: &buffer)
+        case .script(let script, let keys, let arguments):
+            scriptCommand("EVAL", .string(script.body), keys, arguments).encode(into: &buffer)
+        case .asking(let request):
+            RESPCommand("ASKING").encode(into: &buffer)
+            request.encodeReload(into: &buffer)
+        }
     }
 
     var isScript: Bool {
-        if case .script = self { return true }
-        return false
+        switch self {
+        case .command: false
+        case .script: true
+        case .asking(let request): request.isScript
+        }
     }
+
+    /// Replies that come before the request's own, read and dropped (`ASKING`'s).
+    var leadingReplies: Int {
+        if case .asking(let request) = self { return 1 + request.leadingReplies }
+        return 0
+    }
+
+    /// The key that names the request's hash slot on a Redis Cluster: a script's first key, or a
+    /// command's first argument unless the command takes no key. `nil`: any node will do.
+    package var routingKey: RESPArgument? {
+        switch self {
+        case .command(let command):
+            guard command.arguments.count > 1, case .string(let name) = command.arguments[0],
+                  !Self.keylessCommands.contains(name.uppercased())
+            else { return nil }
+            return command.arguments[1]
+        case .script(_, let keys, _):
+            return keys.first
+        case .asking(let request):
+            return request.routingKey
+        }
+    }
+
+    /// Commands this client sends whose first argument is not a key.
+    private static let keylessCommands: Set<String> = [
+        "PING", "ECHO", "AUTH", "HELLO", "SELECT", "INFO", "CLUSTER", "ASKING", "READONLY", "TIME", "CLIENT", "COMMAND",
+        "CONFIG", "SCRIPT", "PUBLISH", "SPUBLISH", "FLUSHALL", "FLUSHDB", "DBSIZE",
+    ]
 
     private func scriptCommand(
         _ name: String, _ script: RESPArgument, _ keys: [RESPArgument], _ arguments: [RESPArgument]

@@ -48,6 +48,15 @@ package struct RedisClientError: Error, Sendable, Equatable, CustomStringConvert
         code == .authenticationFailed || code == .databaseRefused
     }
 
+    /// Whether the node itself is in doubt (not reachable, lost, not answering), not the one
+    /// command: on a cluster its slots may have moved, and the map is read again.
+    package var meansNodeTrouble: Bool {
+        switch code {
+        case .notConnected, .connectFailed, .connectTimeout, .connectionLost, .unresponsive, .timedOut: true
+        default: false
+        }
+    }
+
     // MARK: One command
 
     package static let timedOut = RedisClientError(

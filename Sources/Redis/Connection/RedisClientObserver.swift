@@ -2,7 +2,7 @@
 /// and every connection's changes. Called on the loop thread that owns the connection, inline:
 /// each must be quick and must not block (count, or hand a line to the log).
 ///
-/// Two closures rather than a protocol: there is one implementation in production (the fleet's
+/// Closures rather than a protocol: there is one implementation in production (the fleet's
 /// metrics) and one in the tests, and a subscription reports its events by closure already.
 package struct RedisClientObserver: Sendable {
     /// One `run` call ended, `latency` after it reached its connection (on the client's time
@@ -11,12 +11,16 @@ package struct RedisClientObserver: Sendable {
     package var commandFinished: @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void
     /// A connection connected, disconnected, or failed an attempt.
     package var connectionChanged: @Sendable (RedisConnectionChange) -> Void
+    /// A redirect, or what a topology refresh found (``RedisClusterClient``).
+    package var cluster: @Sendable (RedisClusterEvent) -> Void
 
     package init(
         commandFinished: @escaping @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void = { _, _ in },
-        connectionChanged: @escaping @Sendable (RedisConnectionChange) -> Void = { _ in }
+        connectionChanged: @escaping @Sendable (RedisConnectionChange) -> Void = { _ in },
+        cluster: @escaping @Sendable (RedisClusterEvent) -> Void = { _ in }
     ) {
         self.commandFinished = commandFinished
         self.connectionChanged = connectionChanged
+        self.cluster = cluster
     }
 }

@@ -63,3 +63,35 @@ struct CommandScriptTests {
             == [.succeed(get.id, .simpleError(wire("NOSCRIPT No matching script. Please use EVAL."))), .cancelTimer])
     }
 }
+
+/// `ASKING` goes out in the same write as the request it belongs to, and its reply is dropped.
+@Suite("Command connection: ASKING")
+struct CommandAskingTests {
+    @Test func askingAndItsRequestAreOneWriteAndOneAnswer() {
+        var machine = readyCommandMachine()
+        let get = RedisRequest.command(RESPCommand("GET", "k"))
+        let call = machine.submit(.asking(get), deadline: ms(500), now: .zero)
+        #expect(call.actions == [.write(encoded(RESPCommand("ASKING"), RESPCommand("GET", "k"))), .armTimer(at: ms(500))])
+        #expect(machine.received(wire("+OK\r\n"), now: ms(1)) == [])
+        #expect(machine.received(wire("$1\r\nv\r\n"), now: ms(2)) == [.succeed(call.id, .bulkString(wire("v"))), .cancelTimer])
+    }
+
+    @Test func aScriptReloadedAfterAskingIsAskedForAgain() {
+        var machine = readyCommandMachine()
+        let script = RedisScript("return 1")
+        let call = machine.submit(.asking(.script(script, keys: ["k"], arguments: [])), deadline: ms(500), now: .zero)
+        _ = machine.received(wire("+OK\r\n"), now: ms(1))
+        let reload = encoded(RESPCommand("ASKING"), RESPCommand("EVAL", .string(script.body), 1, "k"))
+        #expect(machine.received(wire("-NOSCRIPT No matching script.\r\n"), now: ms(2)) == [.write(reload)])
+        #expect(machine.received(wire("+OK\r\n"), now: ms(3)) == [])
+        #expect(machine.received(wire(":1\r\n"), now: ms(4)) == [.succeed(call.id, .integer(1)), .cancelTimer])
+    }
+
+    @Test func theRoutingKeyIsTheFirstKey() {
+        #expect(RedisRequest.command(RESPCommand("SET", "k", "v")).routingKey == "k")
+        #expect(RedisRequest.command(RESPCommand("PING")).routingKey == nil)
+        #expect(RedisRequest.command(RESPCommand("CLUSTER", "SLOTS")).routingKey == nil)
+        #expect(RedisRequest.script(RedisScript("return 1"), keys: ["a", "b"], arguments: ["x"]).routingKey == "a")
+        #expect(RedisRequest.asking(.command(RESPCommand("DEL", "k"))).routingKey == "k")
+    }
+}

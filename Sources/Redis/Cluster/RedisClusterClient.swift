@@ -1,0 +1,183 @@
+import EventLoop
+import Locking
+import RESP
+import Timekeeping
+
+/// A Redis client for a single server or a Redis Cluster, found by itself from one node's URL:
+/// one pipelined command connection per loop and node it sends to (on a cluster, the masters),
+/// each a `RedisCommandConnection`; which node a request goes to is ``RedisClusterTopology``'s
+/// answer, how a request follows redirects is ``RedisClusterCall``'s. This shell only connects,
+/// sends, sleeps and reports.
+///
+/// Every node is logged in to with the URL's credentials. A cluster has database 0 only: a URL
+/// naming another is refused by the nodes (`SELECT`), which the connections report as permanent.
+package final class RedisClusterClient: RedisCommandRunner {
+    package let url: RedisURL
+    package let loops: [EventLoop]
+    private let configuration: RedisCommandConnectionConfiguration
+    private let time: any TimeSource
+    private let observer: RedisClientObserver
+    private let topology: Locked<RedisClusterTopology>
+    /// Per loop, by `EventLoop.index`: its connection to each node it has sent to.
+    private let connections: [NodeConnections]
+    private let isShutDown = Locked(false)
+    /// How long a `CLUSTER SLOTS` may take before the next node is asked.
+    private let refreshTimeout: Duration
+
+    /// `loops` must not be empty.
+    package init(
+        url: RedisURL, loops: [EventLoop], configuration: RedisCommandConnectionConfiguration = .init(),
+        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver(), refreshInterval: Duration = .seconds(10)
+    ) {
+        precondition(!loops.isEmpty, "a Redis client needs at least one loop")
+        self.url = url
+        self.loops = loops
+        self.configuration = configuration
+        self.time = time
+        self.observer = observer
+        topology = Locked(RedisClusterTopology(seed: RedisNodeAddress(host: url.host, port: url.port), refreshInterval: refreshInterval))
+        connections = loops.map { _ in NodeConnections() }
+        refreshTimeout = max(configuration.connectTimeout, .seconds(1))
+    }
+
+    /// Learns what the seed is (a refresh), opening the first connections.
+    package func start() {
+        refreshIfDue()
+    }
+
+    /// Whether Redis is a cluster, a single server, or not known yet.
+    package var mode: RedisClusterTopology.Mode {
+        topology.withLock { $0.mode }
+    }
+
+    /// The cluster's map as last read (nil on a single server or before the first refresh).
+    package var slotMap: RedisSlotMap? {
+        topology.withLock { $0.map }
+    }
+
+    package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
+        if Task.isCancelled { throw .cancelled }
+        var call = RedisClusterCall(request, deadline: deadline)
+        var action = call.start(owner: owner(of: request))
+        while true {
+            switch action {
+            case .send(let request, let node):
+                let reply: RESPValue
+                switch await connection(to: node).run(request, deadline: deadline) {
+                case .success(let value):
+                    reply = value
+                case .failure(let error):
+                    if error.meansNodeTrouble {
+                        topology.withLock { $0.unreachable(node) }
+                        refreshIfDue()
+                    }
+                    throw error
+                }
+                let (next, redirect) = call.replied(reply, now: time.now)
+                if let redirect {
+                    observer.cluster(.redirected(redirect))
+                    topology.withLock { $0.redirected(redirect) }
+                    refreshIfDue()
+                }
+                action = next
+            case .pause(let instant):
+                do {
+                    try await time.sleep(for: instant - time.now)
+                } catch {
+                    throw .cancelled
+                }
+                action = call.pauseEnded(owner: owner(of: request))
+            case .answer(let reply):
+                return reply
+            }
+        }
+    }
+
+    /// Stops every connection: each waits for the replies of its written commands (or their
+    /// deadlines), then closes. No connection opens afterwards.
+    package func shutdown() async {
+        isShutDown.withLock { $0 = true }
+        let all = connections.flatMap { $0.table.withLock { Array($0.values) } }
+        await withTaskGroup(of: Void.self) { group in
+            for connection in all {
+                group.addTask {
+                    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                        if !connection.loop.execute({ connection.shutdown(continuation) }) { continuation.resume() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The node `request` goes to now; starts a refresh when one is due. The slot is worked out
+    /// only on a cluster: a single server needs none.
+    private func owner(of request: RedisRequest) -> RedisNodeAddress {
+        let now = time.now
+        let (node, refresh) = topology.withLock { topology in
+            let node = topology.mode == .single ? topology.seed : topology.node(forSlot: request.routingKey.map(RedisHashSlot.of(argument:)))
+            return (node, topology.refreshToStart(now: now))
+        }
+        if let refresh { startRefresh(asking: refresh) }
+        return node
+    }
+
+    /// The current loop's connection to `node` (`loops[0]`'s off a loop), opened on first use.
+    private func connection(to node: RedisNodeAddress) -> RedisCommandConnection {
+        let index = EventLoop.current.flatMap { current in loops.firstIndex { $0 === current } } ?? 0
+        let loop = loops[index]
+        var opened: RedisCommandConnection?
+        let connection = connections[index].table.withLock { table in
+            if let existing = table[node] { return existing }
+            var nodeURL = url
+            nodeURL.host = node.host ?? url.host
+            nodeURL.port = node.port
+            let connection = RedisCommandConnection(url: nodeURL, loop: loop, configuration: configuration, time: time, observer: observer)
+            table[node] = connection
+            opened = connection
+            return connection
+        }
+        if let opened, !isShutDown.withLock({ $0 }) {
+            // Started before any command reaches it: `execute` runs jobs in order.
+            if loop.inLoop { opened.start() } else { loop.execute { opened.start() } }
+        }
+        return connection
+    }
+
+    private func refreshIfDue() {
+        let now = time.now
+        if let nodes = topology.withLock({ $0.refreshToStart(now: now) }) { startRefresh(asking: nodes) }
+    }
+
+    private func startRefresh(asking nodes: [RedisNodeAddress]) {
+        Task { await refresh(asking: nodes) }
+    }
+
+    /// Asks each node in turn for the map until one answers.
+    private func refresh(asking nodes: [RedisNodeAddress]) async {
+        for node in nodes {
+            guard case .success(let reply) = await connection(to: node).run(
+                .command(RESPCommand("CLUSTER", "SLOTS")), deadline: time.now + refreshTimeout)
+            else { continue }
+            if let message = reply.errorMessage {
+                // "ERR This instance has cluster support disabled": a single server.
+                if node == topology.withLock({ $0.seed }), message.lowercased().contains("cluster support disabled") {
+                    topology.withLock { $0.notACluster(now: time.now) }
+                    observer.cluster(.single)
+                    return
+                }
+                continue
+            }
+            guard let map = try? RedisSlotMap(clusterSlots: reply, asked: node) else { continue }
+            let change = topology.withLock { $0.refreshed(map, now: time.now) }
+            observer.cluster(.refreshed(change: change))
+            return
+        }
+        topology.withLock { $0.refreshFailed(now: time.now) }
+        observer.cluster(.refreshFailed)
+    }
+}
+
+/// One loop's connections to the nodes, by address.
+private final class NodeConnections: Sendable {
+    let table = Locked<[RedisNodeAddress: RedisCommandConnection]>([:])
+}

@@ -1,0 +1,5 @@
+/// A new cluster map, as the log line tells it.
+package struct RedisTopologyChange: Sendable, Equatable {
+    package let masters: [RedisNodeAddress]
+    package let uncoveredSlots: Int
+}
