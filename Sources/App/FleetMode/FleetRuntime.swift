@@ -6,7 +6,7 @@ import Locking
 import Metrics
 import Timekeeping
 
-/// Fleet mode's moving parts: the pipelined Redis client (one connection per loop), the shared
+/// Fleet mode's moving parts: the pipelined Redis client (one connection per loop and node), the shared
 /// page store on it, and the one invalidation subscription of the process, whose events keep
 /// this replica's L1 honest.
 ///

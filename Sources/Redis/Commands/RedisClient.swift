@@ -1,65 +1,133 @@
 import EventLoop
+import Locking
 import RESP
 import Timekeeping
 
-/// A Redis client with one pipelined command connection per event loop.
+/// A Redis client for a single server or a Redis Cluster, found by itself from one node's URL:
+/// one pipelined command connection per loop and node it sends to (on a cluster, the masters),
+/// each a `RedisCommandConnectionStateMachine` in a thin shell (`RedisCommandConnection`).
+/// Which node a request goes to is ``RedisClusterTopology``'s answer, how a request follows
+/// redirects is ``RedisClusterCall``'s; this shell only connects, sends, sleeps and reports.
 ///
-/// A caller on one of the loops uses that loop's connection, so its command goes out and its
+/// A caller on one of the loops uses that loop's connections, so its command goes out and its
 /// reply comes back on its own thread with no hop; a caller elsewhere uses the first loop's.
-/// Each connection is a `RedisCommandConnectionStateMachine` in a thin shell: the machine
-/// decides deadlines, late replies, reconnects and the handshake, and is tested on a manual
-/// clock; the shell only connects, writes, closes, arms one timer and answers callers.
+///
+/// Every node is logged in to with the URL's credentials. A cluster has database 0 only: a URL
+/// naming another is refused by the nodes (`SELECT`), which the connections report as permanent.
 package final class RedisClient: RedisCommandRunner {
     package let url: RedisURL
     package let loops: [EventLoop]
-    private let connections: [RedisCommandConnection]
+    private let configuration: RedisCommandConnectionConfiguration
+    private let time: any TimeSource
+    private let observer: RedisClientObserver
+    private let topology: Locked<RedisClusterTopology>
+    /// Per loop, by `EventLoop.index`: its connection to each node it has sent to.
+    private let connections: [NodeConnections]
+    private let lifecycle = Locked(Lifecycle.new)
+    /// How long a `CLUSTER SLOTS` may take before the next node is asked.
+    private let refreshTimeout: Duration
 
-    /// `loops` must not be empty. `time` is the line deadlines are on (`run`'s `deadline`), and
-    /// `observer` hears of every command and connection change, on the connection's loop.
+    /// `loops` must not be empty.
     package init(
         url: RedisURL, loops: [EventLoop], configuration: RedisCommandConnectionConfiguration = .init(),
-        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver()
+        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver(), refreshInterval: Duration = .seconds(10)
     ) {
         precondition(!loops.isEmpty, "a Redis client needs at least one loop")
         self.url = url
         self.loops = loops
-        connections = loops.map { loop in
-            RedisCommandConnection(url: url, loop: loop, configuration: configuration, time: time, observer: observer)
-        }
+        self.configuration = configuration
+        self.time = time
+        self.observer = observer
+        topology = Locked(RedisClusterTopology(seed: RedisNodeAddress(host: url.host, port: url.port), refreshInterval: refreshInterval))
+        connections = loops.map { _ in NodeConnections() }
+        refreshTimeout = max(configuration.connectTimeout, .seconds(1))
     }
 
-    /// Opens one command connection per loop. Commands run before a connection is ready wait
-    /// for it (bounded by their deadlines); commands run before `start` fail at once.
+    private enum Lifecycle {
+        case new, started, shutDown
+    }
+
+    /// Opens a connection to the seed on every loop (a refused password shows at once, on each)
+    /// and learns what the seed is. Commands run before a connection is ready wait for it
+    /// (bounded by their deadlines); commands run before `start` fail at once.
     package func start() {
-        for connection in connections {
-            connection.loop.execute { connection.start() }
-        }
-    }
-
-    /// Runs `request` on the current loop's connection (`EventLoop.current`), or `loops[0]`'s
-    /// when called off a loop.
-    ///
-    /// `deadline` is on `time`'s line (`time.now + budget`). Error replies (`-ERR …`) come back
-    /// as a `RESPValue`, not thrown. A cancelled caller is resumed at once with `.cancelled`; its
-    /// reply is later read and dropped, so the pipeline stays in step.
-    package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
-        if Task.isCancelled { throw .cancelled }
-        return try await connectionForCaller().run(request, deadline: deadline).get()
+        lifecycle.withLock { $0 = .started }
+        let seed = topology.withLock { $0.seed }
+        for index in loops.indices { _ = connection(to: seed, onLoop: index) }
+        refreshIfDue()
     }
 
     /// Whether any command connection is ready (its handshake done).
     package var isConnected: Bool {
-        connections.contains { $0.ready.load(ordering: .relaxed) }
+        connections.contains { loop in loop.table.withLock { $0.values.contains { $0.ready.load(ordering: .relaxed) } } }
     }
 
-    /// Stops reconnecting and accepting commands; waits until each connection has the replies
-    /// of its written commands (or their deadlines passed), then closed.
+    /// Whether Redis is a cluster, a single server, or not known yet.
+    package var mode: RedisClusterTopology.Mode {
+        topology.withLock { $0.mode }
+    }
+
+    /// The cluster's map as last read (nil on a single server or before the first refresh).
+    package var slotMap: RedisSlotMap? {
+        topology.withLock { $0.map }
+    }
+
+    /// Runs `request` on its node's connection for the current loop. `deadline` is on `time`'s
+    /// line (`time.now + budget`) and bounds every redirect and pause too. Error replies
+    /// (`-ERR …`) come back as a `RESPValue`, not thrown. A cancelled caller is resumed at once
+    /// with `.cancelled`.
+    package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
+        if Task.isCancelled { throw .cancelled }
+        switch lifecycle.withLock({ $0 }) {
+        case .started: break
+        case .new: throw .notConnected
+        case .shutDown: throw .shutdown
+        }
+        var call = RedisClusterCall(request, deadline: deadline)
+        var action = call.start(owner: owner(of: request))
+        while true {
+            switch action {
+            case .send(let request, let node):
+                let reply: RESPValue
+                switch await connection(to: node).run(request, deadline: deadline) {
+                case .success(let value):
+                    reply = value
+                case .failure(let error):
+                    if error.meansNodeTrouble {
+                        topology.withLock { $0.unreachable(node) }
+                        refreshIfDue()
+                    }
+                    throw error
+                }
+                let (next, redirect) = call.replied(reply, now: time.now)
+                if let redirect {
+                    observer.cluster(.redirected(redirect))
+                    topology.withLock { $0.redirected(redirect) }
+                    refreshIfDue()
+                }
+                action = next
+            case .pause(let instant):
+                do {
+                    try await time.sleep(for: instant - time.now)
+                } catch {
+                    throw .cancelled
+                }
+                action = call.pauseEnded(owner: owner(of: request))
+            case .answer(let reply):
+                return reply
+            }
+        }
+    }
+
+    /// Stops every connection: each waits for the replies of its written commands (or their
+    /// deadlines), then closes. No connection opens afterwards.
     package func shutdown() async {
+        lifecycle.withLock { $0 = .shutDown }
+        let all = connections.flatMap { $0.table.withLock { Array($0.values) } }
         await withTaskGroup(of: Void.self) { group in
-            for connection in connections {
+            for connection in all {
                 group.addTask {
                     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                        // A stopped loop has closed every socket already.
                         if !connection.loop.execute({ connection.shutdown(continuation) }) { continuation.resume() }
                     }
                 }
@@ -67,10 +135,87 @@ package final class RedisClient: RedisCommandRunner {
         }
     }
 
-    private func connectionForCaller() -> RedisCommandConnection {
-        if let current = EventLoop.current, let connection = connections.first(where: { $0.loop === current }) {
+    /// The node `request` goes to now; starts a refresh when one is due. The slot is worked out
+    /// only on a cluster: a single server needs none.
+    private func owner(of request: RedisRequest) -> RedisNodeAddress {
+        let now = time.now
+        let (node, refresh) = topology.withLock { topology in
+            let node = topology.mode == .single ? topology.seed : topology.node(forSlot: request.routingKey.map(RedisHashSlot.of(argument:)))
+            return (node, topology.refreshToStart(now: now))
+        }
+        if let refresh { startRefresh(asking: refresh) }
+        return node
+    }
+
+    /// The current loop's connection to `node` (`loops[0]`'s off a loop), opened on first use.
+    private func connection(to node: RedisNodeAddress) -> RedisCommandConnection {
+        connection(to: node, onLoop: EventLoop.current.flatMap { current in loops.firstIndex { $0 === current } } ?? 0)
+    }
+
+    private func connection(to node: RedisNodeAddress, onLoop index: Int) -> RedisCommandConnection {
+        let loop = loops[index]
+        var opened: RedisCommandConnection?
+        let connection = connections[index].table.withLock { table in
+            if let existing = table[node] { return existing }
+            var nodeURL = url
+            nodeURL.host = node.host ?? url.host
+            nodeURL.port = node.port
+            let connection = RedisCommandConnection(url: nodeURL, loop: loop, configuration: configuration, time: time, observer: observer)
+            table[node] = connection
+            opened = connection
             return connection
         }
-        return connections[0]
+        if let opened, lifecycle.withLock({ $0 != .shutDown }) {
+            // Started before any command reaches it: `execute` runs jobs in order.
+            if loop.inLoop { opened.start() } else { loop.execute { opened.start() } }
+        }
+        return connection
     }
+
+    /// Opens connections to a new map's masters on every loop before requests need them.
+    private func connectEveryLoop(to masters: [RedisNodeAddress]) {
+        guard lifecycle.withLock({ $0 == .started }) else { return }
+        for master in masters {
+            for index in loops.indices { _ = connection(to: master, onLoop: index) }
+        }
+    }
+
+    private func refreshIfDue() {
+        let now = time.now
+        if let nodes = topology.withLock({ $0.refreshToStart(now: now) }) { startRefresh(asking: nodes) }
+    }
+
+    private func startRefresh(asking nodes: [RedisNodeAddress]) {
+        Task { await refresh(asking: nodes) }
+    }
+
+    /// Asks each node in turn for the map until one answers.
+    private func refresh(asking nodes: [RedisNodeAddress]) async {
+        for node in nodes {
+            guard case .success(let reply) = await connection(to: node).run(
+                .command(RESPCommand("CLUSTER", "SLOTS")), deadline: time.now + refreshTimeout)
+            else { continue }
+            if let message = reply.errorMessage {
+                // "ERR This instance has cluster support disabled": a single server.
+                if node == topology.withLock({ $0.seed }), message.lowercased().contains("cluster support disabled") {
+                    topology.withLock { $0.notACluster(now: time.now) }
+                    observer.cluster(.single)
+                    return
+                }
+                continue
+            }
+            guard let map = try? RedisSlotMap(clusterSlots: reply, asked: node) else { continue }
+            let change = topology.withLock { $0.refreshed(map, now: time.now) }
+            observer.cluster(.refreshed(change: change))
+            if change != nil { connectEveryLoop(to: map.masters) }
+            return
+        }
+        topology.withLock { $0.refreshFailed(now: time.now) }
+        observer.cluster(.refreshFailed)
+    }
+}
+
+/// One loop's connections to the nodes, by address.
+private final class NodeConnections: Sendable {
+    let table = Locked<[RedisNodeAddress: RedisCommandConnection]>([:])
 }

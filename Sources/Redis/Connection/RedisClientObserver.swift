@@ -11,7 +11,7 @@ package struct RedisClientObserver: Sendable {
     package var commandFinished: @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void
     /// A connection connected, disconnected, or failed an attempt.
     package var connectionChanged: @Sendable (RedisConnectionChange) -> Void
-    /// A redirect, or what a topology refresh found (``RedisClusterClient``).
+    /// A redirect, or what a topology refresh found (``RedisClient``).
     package var cluster: @Sendable (RedisClusterEvent) -> Void
 
     package init(

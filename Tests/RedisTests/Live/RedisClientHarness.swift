@@ -31,6 +31,13 @@ final class RedisClientHarness: Sendable {
         client.start()
     }
 
+    /// Once the client knows the server is no cluster (its first `CLUSTER SLOTS` answered),
+    /// with that command's outcome forgotten: what a test counts afterwards is its own.
+    func discovered() async {
+        await eventually(.live, "the client learnt what the server is") { client.mode == .single }
+        observer.forgetOutcomes()
+    }
+
     func close() async {
         await client.shutdown()
         group.shutdown()
@@ -81,6 +88,7 @@ final class RecordingObserver: Sendable {
         var changes: [RedisConnectionChange] = []
         var outcomes: [RedisCommandOutcome] = []
         var events: [RedisSubscriptionEvent] = []
+        var cluster: [RedisClusterEvent] = []
     }
 
     func record(_ event: RedisSubscriptionEvent) {
@@ -100,12 +108,19 @@ final class RecordingObserver: Sendable {
     var asObserver: RedisClientObserver {
         RedisClientObserver(
             commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
-            connectionChanged: { [self] in connectionChanged($0) })
+            connectionChanged: { [self] in connectionChanged($0) },
+            cluster: { [self] event in state.withLock { $0.cluster.append(event) } })
+    }
+
+    /// Forgets the outcomes so far (the client's own `CLUSTER SLOTS`, for a test that counts).
+    func forgetOutcomes() {
+        state.withLock { $0.outcomes = [] }
     }
 
     var changes: [RedisConnectionChange] { state.withLock { $0.changes } }
     var outcomes: [RedisCommandOutcome] { state.withLock { $0.outcomes } }
     var events: [RedisSubscriptionEvent] { state.withLock { $0.events } }
+    var clusterEvents: [RedisClusterEvent] { state.withLock { $0.cluster } }
 }
 
 /// How long `body` took on the wall clock.

@@ -14,6 +14,7 @@ struct RedisClientLiveTests {
     @Test func thousandsOfConcurrentCommandsFromSeveralTasksOnTwoLoopsEachGetTheirOwnReply() async throws {
         let redis = try RedisClientHarness(configuration: .init(
             connectTimeout: .seconds(10), unansweredReplyLimit: .seconds(30), maxPendingCommands: 4096))
+        await redis.discovered()
         let perTask = 400
         let answered = try await withThrowingTaskGroup(of: Int.self) { tasks in
             // Two tasks on each loop, and one off the loops (it uses the first loop's connection).
@@ -121,9 +122,11 @@ struct RedisClientLiveTests {
 
     @Test func errorRepliesAreReturnedNotThrown() async throws {
         let redis = try RedisClientHarness()
+        await redis.discovered()
         #expect(try await redis.run("SET", "text", "x").string == "OK")
         #expect(try await redis.run("INCR", "text").errorCode == "ERR")
         #expect(redis.observer.outcomes == [.reply, .errorReply])
+        #expect(redis.observer.clusterEvents == [.single])
         await redis.close()
     }
 
