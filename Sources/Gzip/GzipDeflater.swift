@@ -7,17 +7,22 @@ import CZlib
 /// A zlib stream is not thread-safe and this type is not `Sendable`: keep one per event loop
 /// (EventLoop's `LoopLocal`) or per thread, never shared.
 package final class GzipDeflater {
+    /// zlib's default: 8 gives a 64 KiB hash table.
+    package static let defaultMemoryLevel: Int32 = 8
+
     package let level: Int32
     private let stream: ZlibStream
     /// Where `deflate` writes before the result is copied out at its exact size: a result sized
     /// by `deflateBound` would keep about as many bytes as the input for as long as it is cached.
     private var scratch: [UInt8] = []
 
-    /// `level`: 1 (fastest) to 9 (smallest); 6 is zlib's default.
-    package init(level: Int32 = 6) throws(GzipError) {
+    /// `level`: 1 (fastest) to 9 (smallest); 6 is zlib's default. `memoryLevel`: 1 to 9, the hash
+    /// table's size (2^(memoryLevel + 8) bytes), which every reset clears.
+    package init(level: Int32 = 6, memoryLevel: Int32 = GzipDeflater.defaultMemoryLevel) throws(GzipError) {
         guard (0...9).contains(level) else { throw .invalidLevel(level) }
+        guard (1...9).contains(memoryLevel) else { throw .invalidMemoryLevel(memoryLevel) }
         self.level = level
-        stream = try ZlibStream(.deflate(level: level))
+        stream = try ZlibStream(.deflate(level: level, memoryLevel: memoryLevel))
     }
 
     /// One gzip member holding `body`.

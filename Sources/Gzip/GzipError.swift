@@ -2,6 +2,8 @@
 package enum GzipError: Error, Sendable, Equatable {
     /// Compression levels run from 0 (stored) to 9 (smallest).
     case invalidLevel(Int32)
+    /// Memory levels run from 1 to 9.
+    case invalidMemoryLevel(Int32)
     /// zlib could not allocate a stream's state.
     case outOfMemory
     /// The bytes are not a gzip member: a bad header, a bad block or a wrong CRC-32 or length.

@@ -4,15 +4,13 @@ import CZlib
 /// freed with its owner.
 struct ZlibStream: ~Copyable {
     enum Direction {
-        case deflate(level: Int32)
+        case deflate(level: Int32, memoryLevel: Int32)
         case inflate
     }
 
     /// 15 is zlib's largest window (32 KiB); adding 16 asks for a gzip header and trailer
     /// instead of the zlib ones (and, inflating, accepts only those).
     static let gzipWindowBits: Int32 = 15 + 16
-    /// zlib's default: 8 gives a 64 KiB hash table.
-    static let memoryLevel: Int32 = 8
 
     let pointer: UnsafeMutablePointer<z_stream>
     private let deflates: Bool
@@ -22,8 +20,8 @@ struct ZlibStream: ~Copyable {
         pointer.initialize(to: z_stream())
         let status: Int32
         switch direction {
-        case .deflate(let level):
-            status = pd_deflate_init(pointer, level, Self.gzipWindowBits, Self.memoryLevel)
+        case .deflate(let level, let memoryLevel):
+            status = pd_deflate_init(pointer, level, Self.gzipWindowBits, memoryLevel)
         case .inflate:
             status = pd_inflate_init(pointer, Self.gzipWindowBits)
         }

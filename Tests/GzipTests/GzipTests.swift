@@ -89,10 +89,21 @@ struct GzipTests {
         #expect(Self.littleEndian32(member.suffix(4)) == UInt32(body.count))
     }
 
-    @Test("levels outside 0...9 are refused")
+    @Test("levels outside 0...9 and memory levels outside 1...9 are refused")
     func invalidLevel() {
         #expect(throws: GzipError.invalidLevel(10)) { try GzipDeflater(level: 10) }
         #expect(throws: GzipError.invalidLevel(-1)) { try GzipDeflater(level: -1) }
+        #expect(throws: GzipError.invalidMemoryLevel(0)) { try GzipDeflater(memoryLevel: 0) }
+        #expect(throws: GzipError.invalidMemoryLevel(10)) { try GzipDeflater(memoryLevel: 10) }
+    }
+
+    @Test("a smaller hash table still round-trips, pages and large bodies alike", arguments: [Int32(1), 4, 9])
+    func memoryLevels(memoryLevel: Int32) throws {
+        let deflater = try GzipDeflater(level: 6, memoryLevel: memoryLevel)
+        let inflater = try GzipInflater()
+        for body in [Self.pageLike(bytes: 1_400, seed: 7), Self.pageLike(bytes: 200_000, seed: 8)] {
+            #expect(try inflater.decompress(deflater.compress(body), limit: body.count) == body)
+        }
     }
 
     @Test("inflating refuses damaged, cut, followed and oversized members, then still works")
