@@ -19,6 +19,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
 // sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
 // timers, the resolver), never libuv's C API.
+// CZlib → Gzip: Debian's zlib (zlib1g-dev), reached only through Gzip, which compresses and
+// inflates whole bodies with streams set up once and reused; it imports nothing else.
 // RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
 // tests fake; App wires them.
@@ -35,12 +37,18 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Defines epoll_ctl and epoll_wait, which take the place of the C library's: see EdgeTriggered.c.
         .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
         .target(name: "JSON"),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
@@ -58,6 +66,7 @@ let package = Package(
         // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
         .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "PureTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport", "PureTestSupport"]),
         // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.

@@ -109,3 +109,17 @@ func parseError(_ error: any Error) -> HTTPParseError {
     guard let parseError = error as? HTTPParseError else { fuzzFail("unexpected error type: \(error)") }
     return parseError
 }
+
+/// Accept-Encoding negotiation on a parsed head: weights stay qvalues, gzip is never chosen when
+/// it is not on offer, and offering gzip as well never makes an answer less acceptable.
+func checkNegotiation(_ headers: HTTPHeaders) {
+    let preferences = AcceptEncoding(headers)
+    fuzzCheck(preferences.isPresent == headers.contains("Accept-Encoding"), "isPresent disagrees with the headers")
+    for weight in [preferences.gzipWeight, preferences.identityWeight, preferences.anyWeight] {
+        fuzzCheck(weight.map { (0...1000).contains($0) } ?? true, "weight \(String(describing: weight)) outside 0...1000")
+    }
+    let withGzip = preferences.choose(gzipAvailable: true)
+    let withoutGzip = preferences.choose(gzipAvailable: false)
+    fuzzCheck(withoutGzip != .gzip, "gzip chosen when not on offer")
+    fuzzCheck(withGzip == .gzip || withGzip == withoutGzip, "offering gzip changed \(withoutGzip) to \(withGzip)")
+}

@@ -5,8 +5,9 @@
 // does (keep what was not consumed, append, parse until `.needMoreData`). Invariants:
 // no crash; 0 ≤ consumed ≤ input; body ranges non-empty and inside the consumed bytes; progress
 // (never three events in a row that consume nothing); `.needMoreData` never while more than one
-// bounded line is left unconsumed; and every feeding yields the same heads, bodies, trailers,
-// error and leftover as the whole input.
+// bounded line is left unconsumed; every feeding yields the same heads, bodies, trailers,
+// error and leftover as the whole input; and each head's Accept-Encoding negotiation holds its
+// invariants (`checkNegotiation`).
 
 func parseRequestStream(_ pieces: [ArraySlice<UInt8>], limits: HTTPLimits) -> Outcome<HTTPRequestHead> {
     var parser = HTTPRequestParser(limits: limits)
@@ -31,6 +32,7 @@ func parseRequestStream(_ pieces: [ArraySlice<UInt8>], limits: HTTPLimits) -> Ou
             case .needMoreData:
                 break
             case .head(let head):
+                checkNegotiation(head.headers)
                 recorder.head(head)
             case .body(let bodyRange):
                 recorder.body(buffer[bodyRange])

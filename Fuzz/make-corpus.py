@@ -38,6 +38,13 @@ REQUESTS = [
     "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
     "GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\n\r\n",
     "GET / HTTP/1.1\nHost: h\n\n",
+    # Accept-Encoding shapes (negotiated on every parsed head): q-values, `*`, refusals, several
+    # lines, malformed weights, an empty field
+    "GET /products/p1 HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip;q=0.5, identity;q=1.000, *;q=0\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nAccept-Encoding: identity;q=0\r\nAccept-Encoding:\tX-GZIP ; Q=0.001 ,\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip;q=1.001, br;q=0.5555, *;q = 1, gzip;level=1\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: h\r\nAccept-Encoding:\r\n\r\n",
 ]
 
 RESPONSES = [
