@@ -26,6 +26,40 @@ struct SharedCacheTelemetryTests {
         #expect(messages.contains("redis connection lost: reconnecting"))
     }
 
+    /// Redirects and map reads are counted; a new map is a log line, at most one a second (a
+    /// reshard changes it at every read), one with uncovered slots a warning.
+    @Test func theClusterMapIsCountedAndItsChangesLogged() throws {
+        let lines = LogLines()
+        let writer = LogWriter(capacity: 1 << 16, destination: lines.destination)
+        let registry = MetricsRegistry(prefix: "t_")
+        let time = ManualTimeSource()
+        let telemetry = SharedCacheTelemetry(
+            metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: time))
+        let observer = telemetry.redisObserver
+        let a = RedisNodeAddress(host: "10.0.0.1", port: 7000), b = RedisNodeAddress(host: "10.0.0.2", port: 7001)
+        observer.cluster(.redirected(.moved(slot: 1, to: a)))
+        observer.cluster(.redirected(.ask(slot: 1, to: a)))
+        observer.cluster(.redirected(.moved(slot: 2, to: a)))
+        observer.cluster(.refreshed(change: RedisTopologyChange(masters: [a, b], uncoveredSlots: 0)))
+        observer.cluster(.refreshed(change: RedisTopologyChange(masters: [a], uncoveredSlots: 5461)))
+        time.advance(by: .seconds(2))
+        observer.cluster(.refreshed(change: RedisTopologyChange(masters: [a], uncoveredSlots: 5461)))
+        observer.cluster(.refreshed(change: nil))
+        observer.cluster(.refreshFailed)
+        _ = writer.close(within: .seconds(5))
+        let exposition = String(decoding: registry.render(), as: UTF8.self)
+        #expect(exposition.contains("t_redis_cluster_redirects_total{kind=\"moved\"} 2"))
+        #expect(exposition.contains("t_redis_cluster_redirects_total{kind=\"ask\"} 1"))
+        #expect(exposition.contains("t_redis_cluster_refreshes_total{result=\"changed\"} 3"))
+        #expect(exposition.contains("t_redis_cluster_refreshes_total{result=\"unchanged\"} 1"))
+        #expect(exposition.contains("t_redis_cluster_refreshes_total{result=\"failed\"} 1"))
+        #expect(exposition.contains("t_redis_cluster_masters 1"))
+        #expect(exposition.contains("t_redis_cluster_uncovered_slots 5461"))
+        let messages = lines.objects.compactMap { $0["msg"] as? String }
+        #expect(messages == ["redis cluster map read", "redis cluster map read: some slots have no master"])
+        #expect(lines.objects.last?["suppressed"] as? String == "1")
+    }
+
     /// A host name that does not resolve is an `error` for Redis as for an upstream (it was a
     /// `warn` for Redis): only an operator can fix it. A refused connect stays a `warn`.
     @Test func aRedisHostThatDoesNotResolveIsAnErrorAsAnUpstreamsIs() throws {

@@ -2,7 +2,7 @@ import ProductDetails
 import Redis
 import Timekeeping
 
-/// The shared cache's log lines: Redis connections and the breaker. Losing Redis is a warning (the
+/// The shared cache's log lines: Redis connections, the cluster's map and the breaker. Losing Redis is a warning (the
 /// service still answers, as a single node); a host name that does not resolve, or credentials
 /// Redis refuses, is an error: only an operator can fix it (as for an upstream's host name).
 /// Failed reconnect attempts repeat while Redis is down, so they are rate limited and say how
@@ -11,6 +11,8 @@ final class SharedCacheLog: Sendable {
     private let logger: Logger
     private let time: any TimeSource
     private let attempts = LogRateLimiter(linesPerSecond: 1)
+    /// A reshard changes the map at every refresh: one line a second at most.
+    private let topology = LogRateLimiter(linesPerSecond: 1)
 
     init(logger: Logger, time: any TimeSource) {
         self.logger = logger
@@ -35,6 +37,29 @@ final class SharedCacheLog: Sendable {
             } else {
                 logger.warn("redis connect attempt failed", fields)
             }
+        }
+    }
+
+    func cluster(_ event: RedisClusterEvent) {
+        switch event {
+        case .redirected, .refreshed(nil):
+            return
+        case .refreshed(let change?):
+            guard let heldBack = topology.admit(now: time.now) else { return }
+            var fields = [
+                ("masters", change.masters.map(\.description).joined(separator: ",")), ("uncovered_slots", String(change.uncoveredSlots)),
+            ]
+            if heldBack > 0 { fields.append(("suppressed", String(heldBack))) }
+            if change.uncoveredSlots > 0 {
+                logger.warn("redis cluster map read: some slots have no master", fields)
+            } else {
+                logger.info("redis cluster map read", fields)
+            }
+        case .refreshFailed:
+            guard let heldBack = topology.admit(now: time.now) else { return }
+            logger.warn("redis cluster map could not be read from any known node", heldBack > 0 ? [("suppressed", String(heldBack))] : [])
+        case .single:
+            logger.info("redis is a single server (no cluster)")
         }
     }
 

@@ -17,6 +17,11 @@ final class SharedCacheMetrics: Sendable {
     private let flushes: [String: Counter]
     private let subscriberConnected: Gauge
     private let reconnects: [String: Counter]
+    private let redirects: [String: Counter]
+    private let refreshes: [String: Counter]
+    private let masters: Gauge
+    private let uncoveredSlots: Gauge
+
     init(registry: MetricsRegistry) {
         let scopes = InvalidationScope.oneOfEachLabel.map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
@@ -37,6 +42,14 @@ final class SharedCacheMetrics: Sendable {
         flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
         subscriberConnected = registry.gauge("redis_subscriber_connected", help: "1 while the invalidation subscription is active, 0 while invalidations may be missed.")
         reconnects = counters("redis_reconnects_total", "Redis connections lost (each is reopened), by connection.", "connection", ["command", "subscriber"].map { ($0, $0) })
+        redirects = counters(
+            "redis_cluster_redirects_total", "Redis Cluster replies that sent a command elsewhere (moved, ask) or asked for it later (tryagain, clusterdown).",
+            "kind", ["moved", "ask", "tryagain", "clusterdown"].map { ($0, $0) })
+        refreshes = counters(
+            "redis_cluster_refreshes_total", "Reads of the Redis Cluster's slot map, by result (changed, unchanged, failed: no node answered).",
+            "result", ["changed", "unchanged", "failed"].map { ($0, $0) })
+        masters = registry.gauge("redis_cluster_masters", help: "Masters in the Redis Cluster's slot map as last read; 0 on a single Redis.")
+        uncoveredSlots = registry.gauge("redis_cluster_uncovered_slots", help: "Hash slots no master serves in the slot map as last read (commands for them fail).")
     }
 
     func sharedRead(_ result: SharedReadResult) { reads[result]?.increment() }
@@ -64,6 +77,24 @@ final class SharedCacheMetrics: Sendable {
         }
         commands[label]?.increment()
         commandDuration.observe(latency)
+    }
+
+    func cluster(_ event: RedisClusterEvent) {
+        switch event {
+        case .redirected(let redirect):
+            redirects[redirect.label]?.increment()
+        case .refreshed(let change?):
+            refreshes["changed"]?.increment()
+            masters.set(Double(change.masters.count))
+            uncoveredSlots.set(Double(change.uncoveredSlots))
+        case .refreshed(nil):
+            refreshes["unchanged"]?.increment()
+        case .refreshFailed:
+            refreshes["failed"]?.increment()
+        case .single:
+            masters.set(0)
+            uncoveredSlots.set(0)
+        }
     }
 
     func connectionChanged(_ change: RedisConnectionChange) {

@@ -23,6 +23,10 @@ struct SharedCacheTelemetry: ServiceEvents {
             connectionChanged: { [metrics, log] change in
                 metrics.connectionChanged(change)
                 log.connection(change)
+            },
+            cluster: { [metrics, log] event in
+                metrics.cluster(event)
+                log.cluster(event)
             })
     }
 }
