@@ -347,10 +347,10 @@ def request(path, method="GET", headers=()):
 
 
 def subscribe(redis_port, channel):
-    """A plain subscriber on `channel` (a Probe on Redis): when Redis delivers an invalidation, as
-    a baseline for the replicas."""
+    """A plain subscriber on the shard channel `channel` (a Probe on Redis): when Redis delivers an
+    invalidation, as a baseline for the replicas."""
     watcher = Probe(redis_port)
-    watcher.send(f"*2\r\n$9\r\nSUBSCRIBE\r\n${len(channel)}\r\n{channel}\r\n".encode())
+    watcher.send(f"*2\r\n$10\r\nSSUBSCRIBE\r\n${len(channel)}\r\n{channel}\r\n".encode())
     while b"subscribe" not in watcher.buffer or not watcher.buffer.endswith(b"\r\n:1\r\n"):
         watcher.read()
     watcher.buffer = b""
@@ -437,7 +437,7 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
         replicas = [port for _, port in start_replicas(
             3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
         probes = [Probe(port) for port in replicas]
-        watcher = subscribe(redis_port, "pd:v3:invalidations")
+        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
         before = [metrics(port) for port in replicas]
         results, delivered, round_trips = [], [], []
         receivers = {}
@@ -607,7 +607,7 @@ def dependent_scenario(args, work, rows, notes):
     try:
         stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "dependent", started)
         probes = [Probe(port) for port in replicas]
-        watcher = subscribe(redis_port, "pd:v3:invalidations")
+        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
         before = [metrics(port) for port in replicas]
         results, trips, delivered, receivers, loads = [], [], [], {}, {}
         odd = 0
@@ -688,7 +688,7 @@ def resubscribe(watcher, redis_port):
     """The plain subscriber, with nothing left of the last message (a new one if a round left it mid-read)."""
     if watcher.buffer:
         watcher.close()
-        return subscribe(redis_port, "pd:v3:invalidations")
+        return subscribe(redis_port, "pd:v3:{invalidations}")
     return watcher
 
 
@@ -702,7 +702,7 @@ def bulk_scenario(args, work, rows, notes):
     outcomes, refusals = [], []
     try:
         stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "bulk", started)
-        watcher = subscribe(redis_port, "pd:v3:invalidations")
+        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
         probes = [Probe(port) for port in replicas]
         lanes = [[Probe(port) for _ in range(size)] for port in replicas]
         before = [metrics(port) for port in replicas]

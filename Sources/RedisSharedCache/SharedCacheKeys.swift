@@ -26,8 +26,10 @@ package struct SharedCacheKeys: Sendable, Equatable {
     /// `<generation> <holder's token>`.
     package func lease(of id: String) -> String { productKey(id, "lease") }
 
-    /// The pub/sub channel invalidations are published on.
-    package var invalidationChannel: String { prefix + "invalidations" }
+    /// The shard channel invalidations are published on (`SPUBLISH`), in the log's hash slot: on a
+    /// cluster the publishing script and every subscriber meet on that slot's master, so the
+    /// receivers count is every replica's.
+    package var invalidationChannel: String { prefix + "{invalidations}" }
 
     /// The last invalidation's sequence; one hash slot with ``invalidationLog``.
     package var invalidationSequence: String { prefix + "{invalidations}:sequence" }

@@ -85,7 +85,7 @@ enum SharedCacheScripts {
     """)
 
     /// KEYS: the invalidation sequence, the invalidation log (one hash slot). ARGV: log length,
-    /// channel, the scope's payload, then the ids (none: everything). Logs the invalidation under
+    /// shard channel (in the same slot), the scope's payload, then the ids (none: everything). Logs the invalidation under
     /// a new sequence (Redis's clock in microseconds, never below the last one, so losing the
     /// sequence key cannot make it go back) and publishes `<sequence> <payload>`. A log that did
     /// not exist starts with a `<sequence> ~` marker: nothing before it is known. Returns
@@ -103,7 +103,7 @@ enum SharedCacheScripts {
       for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], s .. ' ' .. ARGV[i]) end
     end
     redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
-    return {s, redis.call('PUBLISH', ARGV[2], s .. ' ' .. ARGV[3])}
+    return {s, redis.call('SPUBLISH', ARGV[2], s .. ' ' .. ARGV[3])}
     """)
 
     /// KEYS: the invalidation sequence, the invalidation log. The log, oldest first; one that did

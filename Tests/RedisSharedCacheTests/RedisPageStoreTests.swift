@@ -46,7 +46,7 @@ struct RedisPageStoreTests {
     func subscribedToInvalidations() async throws -> RawClient {
         let subscriber = try RawClient(port: server.port, readTimeoutSeconds: 10)
         var bytes: [UInt8] = []
-        RESPCommand("SUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
+        RESPCommand("SSUBSCRIBE", .string(keys.invalidationChannel)).encode(into: &bytes)
         try await subscriber.send(bytes)
         _ = try await subscriber.receiveSome()
         return subscriber

@@ -12,7 +12,7 @@ struct SharedCacheScriptsTests {
         ("history", SharedCacheScripts.history.body),
     ]
     /// Commands whose first argument is not a key.
-    static let keyless: Set<String> = ["TIME", "PUBLISH"]
+    static let keyless: Set<String> = ["TIME", "SPUBLISH"]
 
     @Test(arguments: scripts.map(\.name))
     func everyKeyComesFromKEYS(name: String) throws {

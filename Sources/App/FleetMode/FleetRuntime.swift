@@ -53,7 +53,8 @@ final class FleetRuntime: Sendable {
         let listener = InvalidationListener(
             service: service, metrics: telemetry.metrics, log: telemetry.log, disconnectedFreshness: settings.disconnectedFreshness)
         let subscription = RedisSubscription(
-            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: telemetry.redisObserver, onEvent: listener.handle)
+            url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: telemetry.redisObserver, client: client,
+            onEvent: listener.handle)
         self.subscription.value = subscription
         subscription.start()
     }

@@ -76,6 +76,17 @@ package final class RedisClient: RedisCommandRunner {
     /// line (`time.now + budget`) and bounds every redirect and pause too. Error replies
     /// (`-ERR …`) come back as a `RESPValue`, not thrown. A cancelled caller is resumed at once
     /// with `.cancelled`.
+    /// On a cluster whose map is known, the master serving `key`'s slot; otherwise nil.
+    package func owner(ofKey key: String) -> RedisNodeAddress? {
+        topology.withLock { $0.mode == .cluster && $0.map != nil ? $0.node(forSlot: RedisHashSlot.of(key)) : nil }
+    }
+
+    /// A redirect met elsewhere (the subscription's): the map learns it as from its own.
+    package func learn(_ redirect: RedisRedirect) {
+        topology.withLock { $0.redirected(redirect) }
+        refreshIfDue()
+    }
+
     package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
         switch lifecycle.withLock({ $0 }) {

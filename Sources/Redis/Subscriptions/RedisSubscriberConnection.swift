@@ -13,6 +13,8 @@ final class RedisSubscriberConnection: @unchecked Sendable {
     private let time: any TimeSource
     private let observer: RedisClientObserver
     private let onEvent: @Sendable (RedisSubscriptionEvent) -> Void
+    /// The client whose cluster map says where the channels live (nil: always the URL's node).
+    private let client: RedisClient?
     /// Mirrors `machine.isSubscribed` for `RedisSubscription.isSubscribed`.
     let subscribed = Atomic<Bool>(false)
     private var machine: RedisSubscriberStateMachine
@@ -20,9 +22,11 @@ final class RedisSubscriberConnection: @unchecked Sendable {
 
     init(
         url: RedisURL, channels: [String], loop: EventLoop, configuration: RedisSubscriberConfiguration,
-        time: any TimeSource, observer: RedisClientObserver, onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
+        time: any TimeSource, observer: RedisClientObserver, client: RedisClient?,
+        onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
     ) {
         self.loop = loop
+        self.client = client
         self.time = time
         self.observer = observer
         self.onEvent = onEvent
@@ -32,7 +36,13 @@ final class RedisSubscriberConnection: @unchecked Sendable {
     }
 
     func start() {
+        locateChannels()
         perform(machine.start(now: time.now))
+    }
+
+    /// Before an event that may connect: the channels' master as the client's map has it.
+    private func locateChannels() {
+        if let client, let owner = client.owner(ofKey: machine.channels[0]) { machine.node = owner }
     }
 
     /// Closes for good; `continuation` resumes once the socket has closed.
@@ -48,7 +58,9 @@ final class RedisSubscriberConnection: @unchecked Sendable {
         case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
         case .received(let bytes): perform(machine.received(bytes, now: now))
         case .peerClosed: perform(machine.peerClosed(now: now))
-        case .timerFired: perform(machine.timerFired(now: now))
+        case .timerFired:
+            locateChannels()
+            perform(machine.timerFired(now: now))
         }
     }
 
@@ -72,6 +84,9 @@ final class RedisSubscriberConnection: @unchecked Sendable {
                 onEvent(.disconnected(error))
             case .connectAttemptFailed(let error, _):
                 observer.connectionChanged(.connectAttemptFailed(.subscriber, error))
+            case .redirected(let redirect):
+                observer.cluster(.redirected(redirect))
+                client?.learn(redirect)
             }
         }
         if machine.isShutDown { socket.shutdown() }

@@ -4,14 +4,21 @@ import RESP
 ///
 /// The same pattern as `RedisCommandConnectionStateMachine`: events in, actions out (performed
 /// by `RedisSubscriberConnection`), time passed with each event, one timer, injected jitter.
-/// After every connect it logs in (`AUTH`, pipelined with `SUBSCRIBE`), subscribes to
-/// `channels`, and reports `subscribed` once all are confirmed, telling whether this is a
+/// After every connect it logs in (`AUTH`, pipelined with `SSUBSCRIBE`), subscribes to the shard
+/// channels `channels`, and reports `subscribed` once all are confirmed, telling whether this is a
 /// resubscription, because messages published while disconnected are lost (pub/sub delivers at
 /// most once) and the owner must drop what they might have invalidated. While subscribed it
 /// sends `PING` every `pingInterval`; RESP2 answers it in subscribed mode with `["pong", ""]`; no
 /// answer within `pingTimeout` means the connection is dead, and it is closed and reopened with
 /// full-jitter backoff. Connected and disconnected transitions are actions, so the owner can
 /// count reconnects and cap L1 freshness while messages may be missed.
+///
+/// Shard channels (Redis 7) rather than plain ones: on a Redis Cluster a shard channel lives on
+/// the master of its hash slot, so `SPUBLISH` counts every subscriber truthfully when all of
+/// them subscribe there. A node that does not own the slot answers `MOVED`: the next attempt goes
+/// at once to the node named (``node``); when the slot leaves the node later (a reshard, a
+/// failover), the server unsubscribes the connection, which then ends like a lost one. A single
+/// Redis serves shard channels as plain ones.
 package struct RedisSubscriberStateMachine: Sendable {
     enum Health: Sendable, Equatable {
         /// The next `PING` goes out at this instant.
@@ -57,6 +64,8 @@ package struct RedisSubscriberStateMachine: Sendable {
         /// An attempt failed before every channel was subscribed; the next is at
         /// `reconnectAt`, or never (`nil`: credentials refused, or shut down).
         case connectAttemptFailed(RedisClientError, reconnectAt: Duration?)
+        /// A cluster node said the channels' slot is elsewhere: the client's map should learn it.
+        case redirected(RedisRedirect)
     }
 
     let url: RedisURL
@@ -70,6 +79,9 @@ package struct RedisSubscriberStateMachine: Sendable {
     var hasSubscribed = false
     var reader: RedisReplyReader
     var timer = TimerSchedule()
+    /// Where the next attempt connects, when not the URL's node: the channels' master as the
+    /// owner last learnt it (set before each event that may connect), or a `MOVED`'s node.
+    package var node: RedisNodeAddress?
 
     /// `channels` must not be empty. `random` draws the reconnect jitter.
     package init(
@@ -132,7 +144,7 @@ package struct RedisSubscriberStateMachine: Sendable {
         guard case .connecting(let deadline) = state else { return [] }
         reader.reset()
         var bytes = handshake.bytes
-        RESPCommand(arguments: ["SUBSCRIBE"] + channels.map { .string($0) }).encode(into: &bytes)
+        RESPCommand(arguments: ["SSUBSCRIBE"] + channels.map { .string($0) }).encode(into: &bytes)
         state = .subscribing(deadline: deadline, handshake: handshake.steps[...], unconfirmed: Set(channels))
         return finish([.write(bytes)])
     }
@@ -140,7 +152,7 @@ package struct RedisSubscriberStateMachine: Sendable {
     package mutating func connectFailed(_ detail: String, now: Duration) -> [Action] {
         guard case .connecting = state else { return [] }
         var actions: [Action] = []
-        connectionEnded(.couldNotConnect(to: url, detail), now: now, into: &actions)
+        connectionEnded(.couldNotConnect(to: target, detail), now: now, into: &actions)
         return finish(actions)
     }
 
@@ -177,7 +189,7 @@ package struct RedisSubscriberStateMachine: Sendable {
         case .connecting(let deadline), .subscribing(let deadline, _, _):
             if now >= deadline {
                 connectionEnded(RedisClientError.connectTimeout.detailed(
-                    "Subscribing at \(url.host):\(url.port) took more than \(configuration.connectTimeout)."),
+                    "Subscribing at \(target.host):\(target.port) took more than \(configuration.connectTimeout)."),
                     now: now, into: &actions)
             }
         case .subscribed(.pingDue(let at)):
@@ -212,7 +224,16 @@ package struct RedisSubscriberStateMachine: Sendable {
 
     private mutating func beginConnecting(now: Duration, into actions: inout [Action]) {
         state = .connecting(deadline: now + configuration.connectTimeout)
-        actions.append(.connect(host: url.host, port: url.port))
+        actions.append(.connect(host: target.host, port: target.port))
+    }
+
+    /// The URL, or the node the next attempt goes to instead.
+    private var target: RedisURL {
+        guard let node else { return url }
+        var target = url
+        target.host = node.host ?? url.host
+        target.port = node.port
+        return target
     }
 
     /// One reply read off the open socket.
@@ -224,6 +245,15 @@ package struct RedisSubscriberStateMachine: Sendable {
             } else {
                 state = .subscribing(deadline: deadline, handshake: handshakeLeft, unconfirmed: unconfirmed)
             }
+            return
+        }
+        if let message = reply.errorMessage, case .moved(_, let owner)? = RedisRedirect(errorMessage: message) {
+            // Not this node's slot: straight to the one named, no backoff (it is no failure).
+            let owner = RedisNodeAddress(host: owner.host ?? target.host, port: owner.port)
+            node = owner
+            actions += [.close, .redirected(.moved(slot: RedisHashSlot.of(channels[0]), to: owner))]
+            reader.reset()
+            beginConnecting(now: now, into: &actions)
             return
         }
         if let message = reply.errorMessage {
@@ -250,6 +280,9 @@ package struct RedisSubscriberStateMachine: Sendable {
             hasSubscribed = true
         case (.pong, .subscribed(.awaitingPong)):
             state = .subscribed(.pingDue(at: now + configuration.pingInterval))
+        case (.unsubscribedByServer(let channel), _):
+            connectionEnded(RedisClientError.connectionLost.detailed(
+                "Redis unsubscribed \(channel): its slot moved to another node."), now: now, into: &actions)
         default:
             // A confirmation or PONG nothing waits for: harmless, and ignored.
             break

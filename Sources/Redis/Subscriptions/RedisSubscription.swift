@@ -1,9 +1,13 @@
 import EventLoop
 import Timekeeping
 
-/// The process's subscriber connection: subscribes to `channels` on `loop`, checks the
-/// connection with `PING`, resubscribes after any loss, and tells `onEvent` (on `loop`'s
-/// thread, inline: it must be quick) every subscription, message and disconnection.
+/// The process's subscriber connection: subscribes to the shard channels `channels` on `loop`,
+/// checks the connection with `PING`, resubscribes after any loss, and tells `onEvent` (on
+/// `loop`'s thread, inline: it must be quick) every subscription, message and disconnection.
+///
+/// On a Redis Cluster every channel must be in one hash slot; each attempt connects to that
+/// slot's master as `client`'s map has it (the URL's node without a client), and a `MOVED` is
+/// followed and taught to the client.
 package final class RedisSubscription: Sendable {
     package let url: RedisURL
     package let channels: [String]
@@ -12,13 +16,14 @@ package final class RedisSubscription: Sendable {
     /// `channels` must not be empty.
     package init(
         url: RedisURL, channels: [String], loop: EventLoop, configuration: RedisSubscriberConfiguration = .init(),
-        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver(),
+        time: any TimeSource, observer: RedisClientObserver = RedisClientObserver(), client: RedisClient? = nil,
         onEvent: @escaping @Sendable (RedisSubscriptionEvent) -> Void
     ) {
         self.url = url
         self.channels = channels
         connection = RedisSubscriberConnection(
-            url: url, channels: channels, loop: loop, configuration: configuration, time: time, observer: observer, onEvent: onEvent)
+            url: url, channels: channels, loop: loop, configuration: configuration, time: time, observer: observer, client: client,
+            onEvent: onEvent)
     }
 
     /// Connects and subscribes; reconnects with full-jitter backoff until `shutdown`.

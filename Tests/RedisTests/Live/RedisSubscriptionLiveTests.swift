@@ -15,8 +15,8 @@ struct RedisSubscriptionLiveTests {
 
         let raw = try RawRedis(server)
         _ = try await raw.call("AUTH", "pw")
-        #expect(try await raw.call("PUBLISH", "invalidations", .bytes([0, 1, 255])).integer == 1)
-        #expect(try await raw.call("PUBLISH", "other", "second").integer == 1)
+        #expect(try await raw.call("SPUBLISH", "invalidations", .bytes([0, 1, 255])).integer == 1)
+        #expect(try await raw.call("SPUBLISH", "other", "second").integer == 1)
         await eventually(.live, "both messages") { redis.events.count == 3 }
         #expect(redis.events.dropFirst() == [
             .message(channel: "invalidations", payload: [0, 1, 255]),
@@ -32,7 +32,7 @@ struct RedisSubscriptionLiveTests {
         } else {
             Issue.record("expected disconnected first, got \(afterKill)")
         }
-        #expect(try await raw.call("PUBLISH", "invalidations", "again").integer == 1)
+        #expect(try await raw.call("SPUBLISH", "invalidations", "again").integer == 1)
         await eventually(.live, "a message after resubscribing") { redis.events.last == .message(channel: "invalidations", payload: Array("again".utf8)) }
 
         #expect(observer.changes.first == .connected(.subscriber))

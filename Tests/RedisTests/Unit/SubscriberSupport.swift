@@ -14,17 +14,17 @@ func subscriberMachine(_ url: RedisURL = plainURL) -> SubscriberMachine {
     SubscriberMachine(url: url, channels: ["pd:inv", "pd:all"], configuration: subscriberConfiguration, random: FixedRandom(value: .max))
 }
 
-let subscribeCommand = encoded(RESPCommand("SUBSCRIBE", "pd:inv", "pd:all"))
+let subscribeCommand = encoded(RESPCommand("SSUBSCRIBE", "pd:inv", "pd:all"))
 let pingCommand = encoded(RESPCommand("PING"))
 /// RESP2's answer to PING in subscribed mode.
 let pongReply = wire("*2\r\n$4\r\npong\r\n$0\r\n\r\n")
 
 func confirmation(_ channel: String, count: Int) -> [UInt8] {
-    wire("*3\r\n$9\r\nsubscribe\r\n$\(channel.utf8.count)\r\n\(channel)\r\n:\(count)\r\n")
+    wire("*3\r\n$10\r\nssubscribe\r\n$\(channel.utf8.count)\r\n\(channel)\r\n:\(count)\r\n")
 }
 
 func message(_ channel: String, _ payload: String) -> [UInt8] {
-    wire("*3\r\n$7\r\nmessage\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.utf8.count)\r\n\(payload)\r\n")
+    wire("*3\r\n$8\r\nsmessage\r\n$\(channel.utf8.count)\r\n\(channel)\r\n$\(payload.utf8.count)\r\n\(payload)\r\n")
 }
 
 /// Both channels confirmed.
