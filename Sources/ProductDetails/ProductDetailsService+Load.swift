@@ -219,7 +219,9 @@ extension ProductDetailsService {
             degraded.completesLater = true
             return degraded
         }
-        if reviewsPart == .failure(.cancelled) || suggestedPart == .failure(.cancelled) { throw CancellationError() }
+        // Matched, not compared: `Result`'s `==` is not specialized here and looks its metadata up.
+        if case .failure(.cancelled) = reviewsPart { throw CancellationError() }
+        if case .failure(.cancelled) = suggestedPart { throw CancellationError() }
         return page(context, product: product, reviews: reviewsPart, suggested: suggestedPart)
     }
 

@@ -61,6 +61,24 @@ final class HedgeRace<T: Sendable>: TimerTarget {
         }
     }
 
+    /// An answer already posted and not yet taken, without waiting; the events before it stay.
+    ///
+    /// On a busy loop the timer's callback runs before the jobs that I/O callbacks queued in the
+    /// same turn: the first attempt's answer is often posted between the timer's event reaching
+    /// the waiter and the waiter running, and a hedge sent then is only ever a loser.
+    func answerIfPosted() -> (outcome: Result<T, UpstreamFailure>, byHedge: Bool)? {
+        state.withLock { state in
+            for index in 0..<state.count {
+                guard case .answered(let outcome, let byHedge)? = state.queued[index] else { continue }
+                for later in index..<2 { state.queued[later] = state.queued[later + 1] }
+                state.queued[2] = nil
+                state.count -= 1
+                return (outcome, byHedge)
+            }
+            return nil
+        }
+    }
+
     /// The next attempt's answer, past the timer's event.
     func nextAnswer() async -> (outcome: Result<T, UpstreamFailure>, byHedge: Bool) {
         while true {

@@ -177,6 +177,11 @@ package struct Retrier: Sendable {
         // Leaving the scope cancels whichever attempt still runs, and waits for it.
         async let _ = race.post(.answered(await attemptOnce(upstream, call, operation), byHedge: false))
         if case .answered(let outcome, _) = await race.next() { return outcome }
+        if let (outcome, _) = race.answerIfPosted() {
+            // It took the delay all the same: that arms hedging as a hedge would have.
+            hedger?.recordSlow()
+            return outcome
+        }
         guard !Task.isCancelled, breaker?.admitHedge() ?? true, hedger?.tryWithdrawHedge() ?? false else {
             if !Task.isCancelled { events.hedge(upstream, .refused) }
             return await race.nextAnswer().outcome
