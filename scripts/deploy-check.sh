@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment files; nothing is deployed or started (there is no Docker
 # engine and no cluster here). Run by scripts/contract-test.sh (so by `make test`), or alone:
-#   a) docker-compose -f compose.yaml config -q
+#   a) docker-compose -f compose.yaml [-f compose.cluster.yaml] config -q
 #   b) promtool check config deploy/prometheus/prometheus.yml
 #   c) nginx -t on a copy of deploy/nginx/fleet.conf rendered with loopback addresses for the
 #      replicas and its pid and temp files in a scratch folder (works as root and as any user)
@@ -31,8 +31,9 @@ scripts/python-venv.sh "$VENV" "$REQUIREMENTS"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || die "nginx not found after installing nginx-light"
 
-step "a) docker-compose -f compose.yaml config -q"
+step "a) docker-compose config -q: compose.yaml, and with compose.cluster.yaml over it"
 docker-compose -f compose.yaml config -q
+docker-compose -f compose.yaml -f compose.cluster.yaml config -q
 
 step "b) promtool check config deploy/prometheus/prometheus.yml"
 promtool check config deploy/prometheus/prometheus.yml >"$WORK/promtool.out" 2>&1 || { cat "$WORK/promtool.out"; die "promtool check config"; }
