@@ -29,9 +29,10 @@ struct RedisClusterServersTests {
         }
         #expect(owners.allSatisfy { $0 == 1 }, "every slot served by exactly one master")
 
-        // What clients read: every node's CLUSTER SLOTS says the same, each range with its master
-        // first. A replica follows only once its replication offset is past 0, after the first
-        // write (Redis 7.0 hides it until then), so CLUSTER SHARDS tells the replicas.
+        // What clients read: every node's CLUSTER SLOTS gives each range the same master, first.
+        // A replica follows only once the node asked saw its replication offset past 0 (Redis 7.0
+        // hides it until then: the first write, or the master's ping every 10 s), so the nodes'
+        // lists of replicas may differ for a moment, and CLUSTER SHARDS tells the replicas.
         let slots = try await clusterSlots(of: cluster, asking: cluster.ports[0])
         #expect(slots.keys.reduce(0) { $0 + $1.count } == RedisHashSlot.count)
         for (range, ports) in slots {
@@ -40,7 +41,7 @@ struct RedisClusterServersTests {
             #expect(ports.dropFirst().allSatisfy { port in nodes.first { $0.port == port }?.masterID == master.id })
         }
         for port in cluster.ports.dropFirst() {
-            #expect(try await clusterSlots(of: cluster, asking: port) == slots, "the view of \(port)")
+            #expect(try await clusterSlots(of: cluster, asking: port).mapValues(\.first) == slots.mapValues(\.first), "the view of \(port)")
         }
         let shards = try await clusterShards(of: cluster, asking: cluster.ports[0])
         #expect(shards.count == 3)
@@ -121,7 +122,7 @@ struct RedisClusterServersTests {
         #expect(served(by: target.port, in: after) == served(by: target.port, in: before).union(moved))
         #expect(after.keys.reduce(0) { $0 + $1.count } == RedisHashSlot.count)
         for port in cluster.ports where port != target.port {
-            #expect(try await clusterSlots(of: cluster, asking: port) == after, "the view of \(port)")
+            #expect(try await clusterSlots(of: cluster, asking: port).mapValues(\.first) == after.mapValues(\.first), "the view of \(port)")
         }
         let movedKeys = moved.sorted().compactMap { keys[$0] }
         #expect(movedKeys.count == 1000)
