@@ -19,8 +19,10 @@ run: release
 
 ## A local fleet on loopback (scripts/fleet.sh): redis-server, catalog-stub, three replicas sharing
 ## them and nginx in front, on free 127.0.0.1 ports; prints the URLs; Ctrl-C stops everything.
+## CLUSTER=1: on a loopback Redis Cluster (scripts/redis-cluster.sh: six nodes, three masters with
+## a replica each) instead of one redis-server, REDIS_URL naming one master.
 fleet: deps
-	@SWIFT=$(SWIFT) scripts/fleet.sh
+	@SWIFT=$(SWIFT) FLEET_CLUSTER=$(CLUSTER) scripts/fleet.sh
 
 ## Checks the documents (scripts/docs-check.py: README.md at most 15 KB, no link leaving the
 ## repository) and every Python script (scripts/python-check.sh: pyflakes), builds with warnings

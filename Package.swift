@@ -63,8 +63,8 @@ let package = Package(
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON"]),
         // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
         .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
-        // Test helpers shared by the socket-level suites (a raw client, a live server, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "Timekeeping"], path: "Tests/TestSupport"),
+        // Test helpers shared by the socket-level suites (a raw client, a live server or cluster, a gate).
+        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "RESP", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "PureTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),

@@ -11,6 +11,9 @@
 #   FLEET_CHECK     1: instead of waiting, check the fleet through nginx (scripts/deploy/
 #                   fleet_check.py), stop it and exit with the check's status (scripts/contract-test.sh)
 #   FLEET_LB        1 (default) runs the nginx load balancer; 0 leaves it out
+#   FLEET_CLUSTER   1 (`make fleet CLUSTER=1`): a loopback Redis Cluster (scripts/redis-cluster.sh:
+#                   six nodes, three masters with a replica each) instead of one redis-server;
+#                   REDIS_URL names the first master
 #   BUILD_DIR       SwiftPM scratch path of the release build (.build)
 #   SWIFT           the swift driver (swift)
 set -euo pipefail
@@ -22,6 +25,7 @@ BUILD_DIR=${BUILD_DIR:-.build}
 FLEET_SECONDS=${FLEET_SECONDS:-0}
 FLEET_LB=${FLEET_LB:-1}
 FLEET_CHECK=${FLEET_CHECK:-0}
+FLEET_CLUSTER=${FLEET_CLUSTER:-0}
 [ "$FLEET_CHECK" = 0 ] || FLEET_LB=1
 ADMIN_TOKEN=${ADMIN_TOKEN:-fleet-$RANDOM$RANDOM}
 TOOLS="$ROOT/scripts/contract/tools.py"
@@ -38,6 +42,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fleet.XXXXXX")
 names=()
 pids=()
+cluster_ports=()
 cleanup() {
   local status=$?
   # A second Ctrl-C does not cut the stop short (each process gets at most 15 s).
@@ -52,6 +57,8 @@ cleanup() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
+  # After the replicas: they may still write to it while they drain.
+  [ "$FLEET_CLUSTER" != 1 ] || scripts/redis-cluster.sh stop "$WORK/cluster" || true
   if [ "$status" -ne 0 ] && [ "$status" -ne 130 ] && [ "$status" -ne 129 ]; then
     for log in "$WORK"/*.log; do
       [ -f "$log" ] || continue
@@ -82,8 +89,15 @@ free_port() {
 
 # Redis has no "pick a free port" (`--port 0` turns TCP off): probe one, and try again should
 # another process take it first. No persistence, its working folder in the scratch folder.
+# A cluster's nodes are not watched below: one killed to try a failover does not end the fleet.
 REDIS_PORT=
+if [ "$FLEET_CLUSTER" = 1 ]; then
+  mapfile -t cluster_ports < <(scripts/redis-cluster.sh start "$WORK/cluster")
+  [ ${#cluster_ports[@]} -eq 6 ] || die "the Redis Cluster did not start"
+  REDIS_PORT=${cluster_ports[0]}
+fi
 for _ in 1 2 3 4 5; do
+  [ -z "$REDIS_PORT" ] || break
   port=$(free_port)
   mkdir -p "$WORK/redis"
   start redis "$REDIS_SERVER" --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
@@ -136,7 +150,7 @@ R2="http://127.0.0.1:${replica_ports[1]}"
 cat <<EOF
 
 Local fleet on loopback (logs in $WORK, removed on exit):
-  redis-server     redis://127.0.0.1:$REDIS_PORT  (no persistence)
+  redis-server     redis://127.0.0.1:$REDIS_PORT  (no persistence${cluster_ports:+; a cluster node: masters ${cluster_ports[*]:0:3}, replicas ${cluster_ports[*]:3:3}})
   catalog-stub     http://127.0.0.1:$STUB_PORT
   product-details  $R1
   product-details  $R2

@@ -2,8 +2,9 @@
 # Stops the redis-servers that tests started and whose test process is gone, and removes their
 # folders. A test stops its server when its harness goes away; a crashed test process, or one
 # killed at a time-out, never does, and its servers would run on with PID 1 as their parent.
-# Each server's folder is `pd-redis-<test process id>-<random>` (Tests/TestSupport/RedisServer),
-# so a server whose test process still runs (another suite at the same time) is left alone.
+# Each server's folder is `pd-redis-<test process id>-<random>` (Tests/TestSupport/RedisServer;
+# the six nodes of a Tests/TestSupport/RedisClusterServers share one), so a server whose test
+# process still runs (another suite at the same time) is left alone.
 #
 # Usage: scripts/reap-test-redis.sh      Prints one line when it stopped anything.
 set -uo pipefail

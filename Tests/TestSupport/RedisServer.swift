@@ -154,7 +154,7 @@ package final class RedisServer: @unchecked Sendable {
     }
 
     /// True once the port accepts connections; false if the process exited (the port was taken).
-    private static func waitUntilAnswering(port: Int, process: SpawnedProcess, password: String?) throws -> Bool {
+    static func waitUntilAnswering(port: Int, process: SpawnedProcess, password: String?) throws -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else { return false }

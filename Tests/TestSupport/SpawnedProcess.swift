@@ -67,6 +67,14 @@ package final class SpawnedProcess: Sendable {
         exit.withLock { $0 == nil }
     }
 
+    /// The child's exit code once it exited by itself; nil while it runs or when a signal ended it.
+    package var exitCode: Int32? {
+        exit.withLock { status in
+            guard let status, status & 0x7f == 0 else { return nil }
+            return (status >> 8) & 0xff
+        }
+    }
+
     /// Everything the child wrote, once it is gone (reads to the end of the pipe).
     package func readOutput() -> String {
         var bytes: [UInt8] = []
