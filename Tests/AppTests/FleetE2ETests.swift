@@ -12,25 +12,7 @@ extension AppE2ETests {
     @Suite(.timeLimit(.minutes(2))) struct FleetMode {
         @Test func aHerdSpreadOverThreeReplicasCallsEachUpstreamRouteOnce() async throws {
             try await withFleet { fleet in
-                fleet.stub.pause(route: .product)
-                let answers = try await withThrowingTaskGroup(of: Reply.self) { group in
-                    for index in 0..<150 {
-                        group.addTask { try await fleet.get(index % 3, "/products/p7") }
-                    }
-                    // One replica's load waits at the stub; the others wait for its page.
-                    await eventually(.live) { fleet.stub.pausedRequests == 1 }
-                    try await eventually(.live) {
-                        var waiting = 0.0
-                        for replica in 0..<3 { waiting += try await fleet.metric(replica, "leases_total", ["result": "waited"]) }
-                        return waiting == 2
-                    }
-                    fleet.stub.resume()
-                    return try await group.reduce(into: []) { $0.append($1) }
-                }
-                #expect(answers.allSatisfy { $0.status == 200 })
-                #expect(Set(answers.map(\.body)).count == 1)
-                let calls = fleet.upstreamRequests
-                #expect(calls.product == 1 && calls.reviews == 1 && calls.suggested == 1, "\(calls)")
+                try await fleet.herdCallsEachUpstreamRouteOnce(requests: 150)
             }
         }
 

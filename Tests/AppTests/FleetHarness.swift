@@ -9,22 +9,42 @@ import RESP
 import Testing
 import TestSupport
 
-/// A fleet in one test process: a real `redis-server`, one catalog stub, and replicas (each an
-/// `Application` with its own loop) started with `REDIS_URL` pointing at it.
+/// Where a fleet keeps its shared cache in tests.
+enum FleetBackend: Sendable {
+    /// One `redis-server`.
+    case single
+    /// Six `redis-server`s in cluster mode (``RedisClusterServers``), `REDIS_URL` naming the first.
+    case cluster
+}
+
+/// A fleet in one test process: a real `redis-server` (or a loopback Redis Cluster), one catalog
+/// stub, and replicas (each an `Application` with its own loop) started with `REDIS_URL`
+/// pointing at it.
 final class Fleet: @unchecked Sendable {
     // `replicas` changes only in `restart(_:)`, which a test calls between its own requests.
-    let redis: RedisServer
+    private let server: RedisServer?
+    let cluster: RedisClusterServers?
     let stub: CatalogStub
     private(set) var replicas: [Application]
     let client: HTTPClient
     let configuration: AppConfiguration
 
-    init(redis: RedisServer, stub: CatalogStub, replicas: [Application], client: HTTPClient, configuration: AppConfiguration) {
-        self.redis = redis
+    init(
+        server: RedisServer?, cluster: RedisClusterServers?, stub: CatalogStub, replicas: [Application], client: HTTPClient,
+        configuration: AppConfiguration
+    ) {
+        self.server = server
+        self.cluster = cluster
         self.stub = stub
         self.replicas = replicas
         self.client = client
         self.configuration = configuration
+    }
+
+    /// The one `redis-server` of a fleet on a single Redis.
+    var redis: RedisServer {
+        guard let server else { preconditionFailure("a fleet on a cluster has no single redis-server") }
+        return server
     }
 
     func get(_ replica: Int, _ path: String) async throws -> Reply {
@@ -61,6 +81,31 @@ final class Fleet: @unchecked Sendable {
         return (stats.product, stats.reviews, stats.suggested)
     }
 
+    /// `requests` clients asking every replica in turn for one uncached page while its product
+    /// call is held at the stub: one replica loads, the others wait for its page, and each
+    /// upstream route is called once for the whole fleet.
+    func herdCallsEachUpstreamRouteOnce(requests: Int) async throws {
+        stub.pause(route: .product)
+        let answers = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for index in 0..<requests {
+                group.addTask { try await self.get(index % 3, "/products/p7") }
+            }
+            // One replica's load waits at the stub; the others wait for its page.
+            await eventually(.live) { self.stub.pausedRequests == 1 }
+            try await eventually(.live) {
+                var waiting = 0.0
+                for replica in 0..<3 { waiting += try await self.metric(replica, "leases_total", ["result": "waited"]) }
+                return waiting == 2
+            }
+            stub.resume()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.status == 200 })
+        #expect(Set(answers.map(\.body)).count == 1)
+        let calls = upstreamRequests
+        #expect(calls.product == 1 && calls.reviews == 1 && calls.suggested == 1, "\(calls)")
+    }
+
     /// Stops replica `index` and starts a new one in its place (an empty L1).
     func restart(_ index: Int) async throws {
         await replicas[index].stop()
@@ -78,14 +123,17 @@ final class Fleet: @unchecked Sendable {
     }
 }
 
-/// Runs `body` against `count` replicas sharing a fresh `redis-server` and one catalog stub.
-/// Teardown always runs.
+/// Runs `body` against `count` replicas sharing a fresh `redis-server` (or a fresh loopback Redis
+/// Cluster) and one catalog stub. Teardown always runs.
 func withFleet(
     replicas count: Int = 3,
+    backend: FleetBackend = .single,
     configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (Fleet) async throws -> Void
 ) async throws {
-    let redis = try await RedisServer.started()
+    let server = backend == .single ? try await RedisServer.started() : nil
+    let cluster = backend == .cluster ? try await RedisClusterServers.started() : nil
+    let redisPort = server?.port ?? cluster?.ports[0] ?? 0
     let stubGroup = try EventLoopGroup(loopCount: 1)
     let stub = loopbackStub(group: stubGroup)
     let clientGroup = try EventLoopGroup(loopCount: 1)
@@ -99,12 +147,12 @@ func withFleet(
         let stubPort = try await stub.start()
         configuration = baseConfiguration(stubPort: stubPort)
         configuration.loops = 1
-        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redis.port)
+        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redisPort)
         configure(&configuration)
         for _ in 0..<count {
             replicas.append(try await Application.start(configuration: configuration))
         }
-        let fleet = Fleet(redis: redis, stub: stub, replicas: replicas, client: client, configuration: configuration)
+        let fleet = Fleet(server: server, cluster: cluster, stub: stub, replicas: replicas, client: client, configuration: configuration)
         for index in 0..<count {
             // Subscribed: from now on no invalidation is missed.
             try #require(try await fleet.eventuallyMetric(index, "redis_subscriber_connected") { $0 == 1 })
@@ -124,6 +172,7 @@ func withFleet(
     await stub.shutdown()
     clientGroup.shutdown()
     stubGroup.shutdown()
-    redis.stop()
+    server?.stop()
+    cluster?.stop()
     if let failure { throw failure }
 }

@@ -1,0 +1,141 @@
+@testable import App
+import Foundation
+import Locking
+import PureTestSupport
+import Redis
+import RESP
+import Testing
+import TestSupport
+
+extension AppE2ETests {
+    /// Issue 31: three replicas on a real Redis Cluster (six nodes on loopback, three masters with
+    /// a replica each), `REDIS_URL` naming one node. The rules are the unit tests'; these show
+    /// the cluster's own behaviour: keys spread over the masters, redirects, a truthful receivers
+    /// count, a master's failover and a reshard under traffic.
+    @Suite(.timeLimit(.minutes(3))) struct FleetOnACluster {
+        /// Catalog ids whose keys live on `master`, none asked for yet (in no replica's L1).
+        static func ids(servedBy master: RedisClusterNode) -> some Sequence<String> {
+            (5_000...10_000).lazy.map { "p\($0)" }.filter { master.serves(slot: RedisHashSlot.of($0)) }
+        }
+
+        @Test func herdsInvalidationsAndKeysBehaveAsOnOneRedis() async throws {
+            try await withFleet(backend: .cluster) { fleet in
+                let cluster = try #require(fleet.cluster)
+                try await fleet.herdCallsEachUpstreamRouteOnce(requests: 90)
+
+                // 300 pages: every master holds part of the shared cache.
+                for index in 1...300 {
+                    #expect(try await fleet.get(index % 3, "/products/p\(index)").status == 200)
+                }
+                for master in try await cluster.masters() {
+                    let keys = try await cluster.send(RESPCommand("DBSIZE"), to: master.port).integer ?? 0
+                    #expect(keys > 50, "master \(master.port) holds \(keys) keys")
+                }
+                #expect(try await fleet.metric(0, "redis_cluster_masters") == 3)
+
+                // A page read back elsewhere is a shared hit.
+                #expect(try await fleet.get(1, "/products/p3").cacheStatus.hasPrefix("product-details-shared; hit"))
+
+                // Invalidations: every replica receives them, and the count says so truthfully.
+                let one = try await fleet.delete(0, "/cache/products/p3")
+                #expect(one.status == 204)
+                #expect(one.header("X-Invalidation-Receivers") == "3")
+                let all = try await fleet.delete(2, "/cache")
+                #expect(all.header("X-Invalidation-Receivers") == "3")
+                for replica in 0..<3 {
+                    try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "all"]) { $0 >= 1 }
+                }
+                let before = fleet.upstreamRequests.product
+                let reloaded = try await fleet.get(1, "/products/p5")
+                #expect(reloaded.status == 200)
+                #expect(reloaded.cacheStatus.contains("fwd=miss"), "\(reloaded.cacheStatus)")
+                #expect(fleet.upstreamRequests.product == before + 1, "the page from before DELETE /cache is not served")
+            }
+        }
+
+        @Test func aKilledMasterLosesNoPageAndSharingResumesAfterItsFailover() async throws {
+            try await withFleet(backend: .cluster) { fleet in
+                let cluster = try #require(fleet.cluster)
+                let masters = try await cluster.masters()
+                // Not the seed (REDIS_URL's node), nor the invalidation channel's master.
+                let channelSlot = RedisHashSlot.of("pd:v3:{invalidations}")
+                let victim = try #require(masters.first { $0.port != cluster.ports[0] && !$0.serves(slot: channelSlot) })
+                let traffic = Traffic(fleet: fleet)
+                let running = Task { try await traffic.run() }
+                await eventually(.live) { traffic.answered > 30 }
+                cluster.kill(victim)
+                let heir = try await cluster.waitForFailover(of: victim)
+                let answeredAtPromotion = traffic.answered
+                await eventually(.live) { traffic.answered > answeredAtPromotion + 30 }
+                traffic.stop()
+                try await running.value
+                #expect(traffic.failures == [], "every page answered 200 from the loss to the promotion")
+                // Sharing on the promoted master: a page loaded on one replica is a hit on another.
+                // Sharing on the promoted master: a page one replica loads is a hit on another
+                // (a new id each try: the first try's page is in both replicas' L1 after it).
+                let ids = Array(Self.ids(servedBy: heir).prefix(100))
+                var seen: [String] = []
+                try await eventually(.live) {
+                    guard seen.count < ids.count else { return true }
+                    let id = ids[seen.count]
+                    let loaded = try await fleet.get(0, "/products/\(id)")
+                    let read = try await fleet.get(1, "/products/\(id)")
+                    seen.append("\(id): \(loaded.cacheStatus) | \(read.cacheStatus)")
+                    return read.cacheStatus.hasPrefix("product-details-shared; hit")
+                }
+                #expect(seen.count < 20, "\(seen)")
+            }
+        }
+
+        @Test func aReshardUnderTrafficLosesNoPageNorInvalidation() async throws {
+            try await withFleet(backend: .cluster) { fleet in
+                let cluster = try #require(fleet.cluster)
+                let masters = try await cluster.masters()
+                let traffic = Traffic(fleet: fleet)
+                let running = Task { try await traffic.run() }
+                await eventually(.live) { traffic.answered > 30 }
+                try await cluster.reshard(slots: 1000, from: masters[0], to: masters[1])
+                let answeredAfter = traffic.answered
+                await eventually(.live) { traffic.answered > answeredAfter + 30 }
+                traffic.stop()
+                try await running.value
+                #expect(traffic.failures == [], "no failed page during the reshard")
+                let deleted = try await fleet.delete(0, "/cache/products/p1")
+                #expect(deleted.status == 204)
+                try await eventually(.live) {
+                    try await fleet.delete(0, "/cache/products/p1").header("X-Invalidation-Receivers") == "3"
+                }
+                for replica in 0..<3 {
+                    try await fleet.eventuallyMetric(replica, "invalidations_received_total", ["scope": "product"]) { $0 >= 1 }
+                }
+            }
+        }
+    }
+}
+
+/// Pages asked of the fleet's replicas in turn, ids cycling, until stopped; failures recorded.
+private final class Traffic: Sendable {
+    let fleet: Fleet
+    private let state = Locked((answered: 0, failures: [String](), stopped: false))
+
+    init(fleet: Fleet) {
+        self.fleet = fleet
+    }
+
+    var answered: Int { state.withLock { $0.answered } }
+    var failures: [String] { state.withLock { $0.failures } }
+    func stop() { state.withLock { $0.stopped = true } }
+
+    func run() async throws {
+        var index = 0
+        while !state.withLock({ $0.stopped }) {
+            let path = "/products/p\(1 + index % 200)"
+            let reply = try await fleet.get(index % 3, path)
+            state.withLock { state in
+                state.answered += 1
+                if reply.status != 200 { state.failures.append("\(path): \(reply.status) \(reply.text.prefix(100))") }
+            }
+            index += 1
+        }
+    }
+}
