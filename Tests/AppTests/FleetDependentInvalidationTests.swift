@@ -7,8 +7,9 @@ import TestSupport
 extension AppE2ETests.FleetMode {
     /// Issue 30, live: a page shows its suggested products' prices; once every replica received
     /// an invalidation, none shows an old price, from its own cache or the shared one.
-    @Test func afterASuggestedProductChangesNoReplicaShowsItsOldPrice() async throws {
-        try await withFleet { fleet in
+    @Test(arguments: [FleetBackend.single, .cluster])
+    func afterASuggestedProductChangesNoReplicaShowsItsOldPrice(backend: FleetBackend) async throws {
+        try await withFleet(backend: backend) { fleet in
             let page = try await fleet.get(0, "/products/p8")
             let suggested = try #require(page.json()["suggested"]?[0]?["id"]?.string)
             for replica in 0..<3 {
@@ -36,8 +37,9 @@ extension AppE2ETests.FleetMode {
 
     /// Two hundred products changed, one bulk request: no page warm on any replica shows an old
     /// price, theirs or another product's whose suggestions list them.
-    @Test func oneBulkInvalidationReachesEveryPageOnEveryReplica() async throws {
-        try await withFleet { fleet in
+    @Test(arguments: [FleetBackend.single, .cluster])
+    func oneBulkInvalidationReachesEveryPageOnEveryReplica(backend: FleetBackend) async throws {
+        try await withFleet(backend: backend) { fleet in
             let ids = (1...200).map { "p\($0)" }
             let pages = (1...300).map { "p\($0)" }
             for replica in 0..<3 {

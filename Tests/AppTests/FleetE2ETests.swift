@@ -16,8 +16,9 @@ extension AppE2ETests {
             }
         }
 
-        @Test func afterAnInvalidationNoReplicaAnswersTheOldPage() async throws {
-            try await withFleet(configure: { $0.service.degradedTTL = .seconds(60) }) { fleet in
+        @Test(arguments: [FleetBackend.single, .cluster])
+        func afterAnInvalidationNoReplicaAnswersTheOldPage(backend: FleetBackend) async throws {
+            try await withFleet(backend: backend, configure: { $0.service.degradedTTL = .seconds(60) }) { fleet in
                 // The old page: reviews missing. Every replica holds it in its own cache.
                 fleet.stub.setFaults(FaultPlan(errorRate: 1, errorStatus: 500), for: .reviews)
                 for replica in 0..<3 {
@@ -43,8 +44,9 @@ extension AppE2ETests {
             }
         }
 
-        @Test func aLoadThatBeganBeforeAnInvalidationIsStoredNowhere() async throws {
-            try await withFleet { fleet in
+        @Test(arguments: [FleetBackend.single, .cluster])
+        func aLoadThatBeganBeforeAnInvalidationIsStoredNowhere(backend: FleetBackend) async throws {
+            try await withFleet(backend: backend) { fleet in
                 fleet.stub.pause(route: .product)
                 async let early = fleet.get(0, "/products/p9")
                 await eventually(.live) { fleet.stub.pausedRequests == 1 }
@@ -65,8 +67,9 @@ extension AppE2ETests {
             }
         }
 
-        @Test func aRestartedReplicaAnswersFromTheSharedCacheWithoutAnUpstreamCall() async throws {
-            try await withFleet(replicas: 2) { fleet in
+        @Test(arguments: [FleetBackend.single, .cluster])
+        func aRestartedReplicaAnswersFromTheSharedCacheWithoutAnUpstreamCall(backend: FleetBackend) async throws {
+            try await withFleet(replicas: 2, backend: backend) { fleet in
                 #expect(try await fleet.get(0, "/products/p10").status == 200)
                 let before = fleet.upstreamRequests
                 try await fleet.restart(1)
