@@ -28,6 +28,8 @@ struct ServiceOnRedisTests {
         let store = RedisPageStore(redis: runner, keys: keys, leaseDuration: .seconds(30), generationLifetime: .seconds(600))
         var serviceSettings = ServiceSettings()
         serviceSettings.hedging = nil
+        // About the breaker, not deadlines: a loaded host's slow socket must not make it a 504.
+        serviceSettings.requestDeadline = .seconds(30)
         let shared = SharedCache(store: store, settings: settings, time: time, events: events)
         await shared.subscribed()
         let service = ProductDetailsService(
