@@ -21,7 +21,7 @@ package final class RedisClient: RedisCommandRunner {
     private let time: any TimeSource
     private let observer: RedisClientObserver
     private let topology: Locked<RedisClusterTopology>
-    /// Per loop, by `EventLoop.index`: its connection to each node it has sent to.
+    /// Per loop, in the order of `loops`: its connection to each node it sends to.
     private let connections: [NodeConnections]
     private let lifecycle = Locked(Lifecycle.new)
     /// How long a `CLUSTER SLOTS` may take before the next node is asked.
@@ -72,10 +72,6 @@ package final class RedisClient: RedisCommandRunner {
         topology.withLock { $0.map }
     }
 
-    /// Runs `request` on its node's connection for the current loop. `deadline` is on `time`'s
-    /// line (`time.now + budget`) and bounds every redirect and pause too. Error replies
-    /// (`-ERR …`) come back as a `RESPValue`, not thrown. A cancelled caller is resumed at once
-    /// with `.cancelled`.
     /// On a cluster whose map is known, the master serving `key`'s slot; otherwise nil.
     package func owner(ofKey key: String) -> RedisNodeAddress? {
         topology.withLock { $0.mode == .cluster && $0.map != nil ? $0.node(forSlot: RedisHashSlot.of(key)) : nil }
@@ -87,6 +83,10 @@ package final class RedisClient: RedisCommandRunner {
         refreshIfDue()
     }
 
+    /// Runs `request` on its node's connection for the current loop. `deadline` is on `time`'s
+    /// line (`time.now + budget`) and bounds every redirect and pause too. Error replies
+    /// (`-ERR …`) come back as a `RESPValue`, not thrown. A cancelled caller is resumed at once
+    /// with `.cancelled`.
     package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
         switch lifecycle.withLock({ $0 }) {
@@ -134,9 +134,13 @@ package final class RedisClient: RedisCommandRunner {
     /// deadlines), then closes. No connection opens afterwards.
     package func shutdown() async {
         lifecycle.withLock { $0 = .shutDown }
-        let all = connections.flatMap { $0.table.withLock { Array($0.values) } }
+        await close(connections.flatMap { $0.table.withLock { Array($0.values) } })
+    }
+
+    /// Shuts `closing` down, each once its written commands are answered (or their deadlines pass).
+    private func close(_ closing: [RedisCommandConnection]) async {
         await withTaskGroup(of: Void.self) { group in
-            for connection in all {
+            for connection in closing {
                 group.addTask {
                     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                         if !connection.loop.execute({ connection.shutdown(continuation) }) { continuation.resume() }
@@ -191,6 +195,22 @@ package final class RedisClient: RedisCommandRunner {
         }
     }
 
+    /// Closes the connections to nodes the map no longer names as masters (a failed master, or
+    /// one resharded empty), which would otherwise keep reconnecting; the seed's stay, for the
+    /// next refresh and the redirects that name it.
+    private func retire(allBut masters: [RedisNodeAddress]) async {
+        let seed = topology.withLock { $0.seed }
+        let kept = Set(masters + [seed])
+        let retired = connections.flatMap { loop in
+            loop.table.withLock { table in
+                let gone = table.filter { !kept.contains($0.key) }
+                for node in gone.keys { table[node] = nil }
+                return Array(gone.values)
+            }
+        }
+        await close(retired)
+    }
+
     private func refreshIfDue() {
         let now = time.now
         if let nodes = topology.withLock({ $0.refreshToStart(now: now) }) { startRefresh(asking: nodes) }
@@ -218,7 +238,10 @@ package final class RedisClient: RedisCommandRunner {
             guard let map = try? RedisSlotMap(clusterSlots: reply, asked: node) else { continue }
             let change = topology.withLock { $0.refreshed(map, now: time.now) }
             observer.cluster(.refreshed(change: change))
-            if change != nil { connectEveryLoop(to: map.masters) }
+            if change != nil {
+                connectEveryLoop(to: map.masters)
+                await retire(allBut: map.masters)
+            }
             return
         }
         topology.withLock { $0.refreshFailed(now: time.now) }
