@@ -70,7 +70,6 @@ extension AppE2ETests {
                 traffic.stop()
                 try await running.value
                 #expect(traffic.failures == [], "every page answered 200 from the loss to the promotion")
-                // Sharing on the promoted master: a page loaded on one replica is a hit on another.
                 // Sharing on the promoted master: a page one replica loads is a hit on another
                 // (a new id each try: the first try's page is in both replicas' L1 after it).
                 let ids = Array(Self.ids(servedBy: heir).prefix(100))
@@ -113,7 +112,7 @@ extension AppE2ETests {
     }
 }
 
-/// Pages asked of the fleet's replicas in turn, ids cycling, until stopped; failures recorded.
+/// Pages asked of the fleet's replicas in turn, a new id each, until stopped; failures recorded.
 private final class Traffic: Sendable {
     let fleet: Fleet
     private let state = Locked((answered: 0, failures: [String](), stopped: false))
@@ -129,7 +128,9 @@ private final class Traffic: Sendable {
     func run() async throws {
         var index = 0
         while !state.withLock({ $0.stopped }) {
-            let path = "/products/p\(1 + index % 200)"
+            // A new id each time (below the ids the tests keep for later): every page goes
+            // through the shared cache, none is an L1 hit.
+            let path = "/products/p\(1 + index % 4_999)"
             let reply = try await fleet.get(index % 3, path)
             state.withLock { state in
                 state.answered += 1
