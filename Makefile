@@ -24,22 +24,16 @@ run: release
 fleet: deps
 	@SWIFT=$(SWIFT) FLEET_CLUSTER=$(CLUSTER) scripts/fleet.sh
 
-## Checks the documents (scripts/docs-check.py: README.md at most 15 KB, no link leaving the
-## repository) and every Python script (scripts/python-check.sh: pyflakes), builds with warnings
-## as errors, then runs every test (scripts/swift-test.sh: on failure it ends with the issues, a
-## short crash report and the tests left running), then checks the running service against
-## openapi.yaml and the deploy files (scripts/contract-test.sh; installs its tools when missing),
-## then the alert rules (promtool test rules) and every dashboard, alert and docs query against a
-## real Prometheus scraping the service (scripts/prometheus-check.sh).
+## scripts/test.sh, in order: the documents (scripts/docs-check.py: README.md at most 15 KB, no
+## link leaving the repository), every Python script (scripts/python-check.sh: pyflakes), a build
+## with warnings as errors, every test (scripts/swift-test.sh: on failure it ends with the issues, a
+## short crash report and the tests left running), the running service against openapi.yaml and
+## the deploy files (scripts/contract-test.sh), the alert rules (promtool test rules) and every
+## dashboard, alert and docs query against a real Prometheus scraping the service
+## (scripts/prometheus-check.sh), then a short fuzz run (scripts/fuzz.sh). Installs what is
+## missing; the Python tools install while the build runs. Each step's time is printed at the end.
 test: deps
-	python3 scripts/docs-check.py
-	scripts/python-check.sh
-	@scripts/install-deps.sh libcap2-bin redis-server
-	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors $(SWIFT_BUILD_FLAGS)
-	SWIFT=$(SWIFT) scripts/swift-test.sh $(SWIFT_BUILD_FLAGS)
-	SWIFT=$(SWIFT) scripts/contract-test.sh
-	SWIFT=$(SWIFT) scripts/prometheus-check.sh
-	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} scripts/fuzz.sh
+	SWIFT=$(SWIFT) scripts/test.sh $(SWIFT_BUILD_FLAGS)
 
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
 bench:

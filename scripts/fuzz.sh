@@ -18,13 +18,19 @@
 # The JSON target compares with Foundation's JSONSerialization, whose caches outlive an input and
 # which LeakSanitizer reports as leaks: that target runs with -detect_leaks=0 (ASAN's detect_leaks
 # off). Leaks in our own code there go unreported; the HTTP1 and RESP targets still check them.
-# A binary is rebuilt only when one of its sources is newer. The growing corpus lives in
-# $FUZZ_BUILD_DIR/corpus/<target> (seeded from Fuzz/corpus/<target>, which is never written);
-# crashes, timeouts and leaks are saved in $FUZZ_BUILD_DIR/artifacts/<target>/ and fail the run.
-# Replay one: $FUZZ_BUILD_DIR/<target> <artifact file>.
+# The binaries are kept as $FUZZ_BUILD_DIR/bin/<target>-<key>, the key a hash of what goes into
+# one (the sources' contents, the flags, the compiler's version), and $FUZZ_BUILD_DIR/<target>
+# links to the one last built: FUZZ_BUILD_DIR is shared by every checkout on the machine (at the
+# same time, too), and a fresh clone's files are all newer than any binary, so modification
+# times could neither spare a build nor tell one checkout's sources from another's. Missing
+# binaries are built FUZZ_JOBS (2) at a time, each in a scratch folder of its own. The growing
+# corpus lives in $FUZZ_BUILD_DIR/corpus/<target> (seeded from Fuzz/corpus/<target>, which is
+# never written); crashes, timeouts and leaks are saved in $FUZZ_BUILD_DIR/artifacts/<target>/
+# and fail the run. Replay one: $FUZZ_BUILD_DIR/<target> <artifact file>.
 #
 # Environment: FUZZ_SECONDS (60), FUZZ_BUILD_DIR (/tmp/build-fuzz), FUZZ_MAX_LEN (4096),
-# FUZZ_TIMEOUT (10: seconds one input may take before it counts as a hang), SWIFTC (swiftc).
+# FUZZ_TIMEOUT (10: seconds one input may take before it counts as a hang), SWIFTC (swiftc),
+# FUZZ_JOBS (2: builds at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +39,7 @@ build=${FUZZ_BUILD_DIR:-/tmp/build-fuzz}
 max_len=${FUZZ_MAX_LEN:-4096}
 hang_seconds=${FUZZ_TIMEOUT:-10}
 swiftc=${SWIFTC:-swiftc}
+jobs=${FUZZ_JOBS:-2}
 
 declare -A sources=(
   [request-parser]=Fuzz/RequestParserFuzz.swift
@@ -79,35 +86,88 @@ export ASAN_SYMBOLIZER_PATH=$symbolizer
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:symbolize=1}
 
-mkdir -p "$build/logs"
+mkdir -p "$build/logs" "$build/bin"
+fuzz_started=$(date +%s)
+compiler_version=$("$swiftc" --version 2>&1)
 
-# Build the stale binaries (about 10 s each with -wmo, once; later runs reuse them).
-build_target() {
-  local target=$1 binary="$build/$1" module=${modules[$1]}
-  local inputs=(Sources/"$module"/*.swift Fuzz/FuzzSupport.swift ${support[$module]} "${sources[$1]}")
-  if [ -x "$binary" ] && [ -z "$(find "${inputs[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
-    return 0
-  fi
-  echo "fuzz: building $target" >&2
-  # ld.gold warns "Cannot export local symbol '__asan_…'" for every ASan stub: harmless noise.
-  # -wmo leaves the module's .swiftmodule in the working directory: compile from inside $build.
-  # -package-name: the module's `package` declarations need one, as SwiftPM gives them.
-  local absolute=()
-  for input in "${inputs[@]}"; do absolute+=("$PWD/$input"); done
-  if ! (cd "$build" && "$swiftc" -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -package-name product_details \
-    ${build_flags[$module]} -module-name "${module_names[$module]}" "${absolute[@]}" -o "$binary.tmp") 2>&1 \
-    | { grep -v "Cannot export local symbol" || true; }
-  then
-    echo "fuzz: building $target failed" >&2
-    return 1
-  fi
-  mv "$binary.tmp" "$binary"
+target_inputs() { # the files one target is compiled from
+  local module=${modules[$1]}
+  printf '%s\n' Sources/"$module"/*.swift Fuzz/FuzzSupport.swift ${support[$module]} "${sources[$1]}"
 }
-for target in "${targets[@]}"; do build_target "$target" || exit 1; done
+target_flags() {
+  local module=${modules[$1]}
+  echo "-wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -package-name product_details ${build_flags[$module]} -module-name ${module_names[$module]}"
+}
+# The binary for the target's current sources, flags and compiler.
+target_binary() {
+  local key
+  key=$( { echo "$compiler_version"; target_flags "$1"; target_inputs "$1" | while IFS= read -r f; do echo "$f"; cat "$f"; done; } \
+    | sha256sum | cut -c1-16)
+  echo "$build/bin/$1-$key"
+}
+
+# Builds one binary (about 10 s each with -wmo on a quiet machine) under a temporary name, then
+# renames it into place: a checkout building the same key at the same time loses nothing.
+build_target() {
+  local target=$1 binary=$2 scratch status=0
+  local absolute=()
+  mapfile -t inputs < <(target_inputs "$target")
+  for input in "${inputs[@]}"; do absolute+=("$PWD/$input"); done
+  # -wmo leaves the module's .swiftmodule in the working directory: a scratch folder per build.
+  # -package-name: the module's `package` declarations need one, as SwiftPM gives them.
+  scratch=$(mktemp -d "$build/scratch-$target.XXXXXX")
+  (cd "$scratch" && "$swiftc" $(target_flags "$target") "${absolute[@]}" -o "$scratch/$target") || status=$?
+  [ "$status" -ne 0 ] || mv -f "$scratch/$target" "$binary"
+  rm -rf "$scratch"
+  return "$status"
+}
+
+# Stale: build the missing ones, FUZZ_JOBS at a time, each with its own log.
+# A binary unused for a week goes; one in use has its time renewed below.
+find "$build/bin" -type f -mtime +7 -delete 2>/dev/null || true
+declare -A binaries=()
+missing=()
+for target in "${targets[@]}"; do
+  binaries[$target]=$(target_binary "$target")
+  if [ -x "${binaries[$target]}" ]; then touch "${binaries[$target]}"; else missing+=("$target"); fi
+done
+build_pids=()
+# On exit before the builds end: each build's process tree (swiftc, the frontend, the linker), by pid.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+stop_builds() { for pid in "${build_pids[@]}"; do kill_tree "$pid"; done; }
+trap stop_builds EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+build_failed=()
+for ((i = 0; i < ${#missing[@]}; i += jobs)); do
+  batch=("${missing[@]:i:jobs}")
+  build_pids=()
+  for target in "${batch[@]}"; do
+    echo "fuzz: building $target" >&2
+    build_target "$target" "${binaries[$target]}" >"$build/logs/$target.build.log" 2>&1 &
+    build_pids+=($!)
+  done
+  for j in "${!batch[@]}"; do
+    target=${batch[j]}
+    if ! wait "${build_pids[j]}"; then build_failed+=("$target"); fi
+    # ld.gold warns "Cannot export local symbol '__asan_…'" for every ASan stub: harmless noise.
+    grep -v "Cannot export local symbol" "$build/logs/$target.build.log" >&2 || true
+  done
+done
+build_pids=()
+[ ${#build_failed[@]} -eq 0 ] || { echo "fuzz: building ${build_failed[*]} failed" >&2; exit 1; }
+for target in "${targets[@]}"; do
+  ln -sfn "${binaries[$target]}" "$build/$target.link.$$" && mv -fT "$build/$target.link.$$" "$build/$target"
+done
+echo "fuzz: ${#missing[@]} of ${#targets[@]} binaries built, $((${#targets[@]} - ${#missing[@]})) reused ($(($(date +%s) - fuzz_started))s)"
 
 failed=()
 for target in "${targets[@]}"; do
-  binary="$build/$target"
+  binary=${binaries[$target]}
   corpus="$build/corpus/$target"
   artifacts="$build/artifacts/$target"
   log="$build/logs/$target.log"
