@@ -10,7 +10,8 @@
 # First, scripts/check-clockless-tests.sh: the unit level neither sleeps nor reads the wall clock.
 # Last, scripts/reap-test-redis.sh: no redis-server a test started outlives the run.
 #
-# Usage: scripts/swift-test.sh [swift test arguments...]      Environment: SWIFT (swift).
+# Usage: scripts/swift-test.sh [swift test arguments...]
+# Environment: SWIFT (swift), SWIFT_TEST_TIMEOUT (1200 s for the whole run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +22,13 @@ log=${SWIFT_TEST_LOG:-.build/swift-test.log}
 mkdir -p "$(dirname "$log")"
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,limit=48}
 
-"$swift" test --skip-build "$@" 2>&1 | tee "$log"
+# A hung test must end the run, not hold CI until its own limit: SWIFT_TEST_TIMEOUT seconds in all
+# (the suite takes about 2 minutes on a loaded host), then TERM, and KILL 30 s later.
+timeout --kill-after=30 "${SWIFT_TEST_TIMEOUT:-1200}" "$swift" test --skip-build "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "==== swift test ran past SWIFT_TEST_TIMEOUT (${SWIFT_TEST_TIMEOUT:-1200} s) and was stopped ===="
+fi
 scripts/reap-test-redis.sh
 if [ "$status" -ne 0 ]; then
   echo
