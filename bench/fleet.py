@@ -186,14 +186,15 @@ OWN_COMMANDS = ("info", "dbsize", "cluster", "command", "ping")
 
 
 def commands_on_masters(redis):
-    """Commands the masters executed so far (INFO commandstats), summed, without OWN_COMMANDS."""
-    total = 0
+    """Commands the masters executed so far (INFO commandstats: a script's own calls counted too),
+    by name summed over the masters, without OWN_COMMANDS."""
+    calls = {}
     for port in redis.masters:
         for line in redis_call(port, "INFO", "commandstats").decode().splitlines():
             name, _, stats = line.partition(":")
             if name.startswith("cmdstat_") and name[8:].split("|")[0] not in OWN_COMMANDS:
-                total += int(re.search(r"calls=(\d+)", stats).group(1))
-    return total
+                calls[name[8:]] = calls.get(name[8:], 0) + int(re.search(r"calls=(\d+)", stats).group(1))
+    return calls
 
 
 class WithRedis:
@@ -324,7 +325,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                 break
         else:
             raise RuntimeError(f"l2: the filler stored {stored:.0f} of {len(ids)} pages in Redis")
-        fill_after, fill_on_masters = metrics(filler), commands_on_masters(redis) - fill_on_masters
+        fill_after, on_masters = metrics(filler), commands_on_masters(redis)
+        fill_by_name = {name: calls - fill_on_masters.get(name, 0) for name, calls in sorted(on_masters.items())}
+        fill_on_masters = sum(fill_by_name.values())
         fill_commands = changes(fill_before, fill_after, "product_details_redis_commands_total")
         fill_misses = delta(fill_after, fill_before, 'product_details_leases_total{result="won"}')
         fill_redirects = changes(fill_before, fill_after, "product_details_redis_cluster_redirects_total")
@@ -382,7 +385,8 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
     notes.append(f"l2 fill (the filler's {fill_misses:.0f} misses, each a page stored in Redis): Redis commands "
                  f"{listing(fill_commands)}, {per_miss:.2f} per miss; the masters counted {fill_on_masters} "
                  f"({fill_on_masters / max(1, fill_misses):.2f} per miss, INFO commandstats without "
-                 f"{'/'.join(OWN_COMMANDS)}); cluster redirects during the fill {listing(fill_redirects) or 'none'}, "
+                 f"{'/'.join(OWN_COMMANDS)}, a script's own calls counted: "
+                 f"{', '.join(f'{k} {v / max(1, fill_misses):.2f}' for k, v in fill_by_name.items() if v)}); cluster redirects during the fill {listing(fill_redirects) or 'none'}, "
                  f"the reader's during the turns {listing(redirects) or 'none'}; keys per master after the turns "
                  f"{' / '.join(map(str, keys))}")
     args.figures["Redis commands per miss (filler's metrics; masters' commandstats)"] = (
