@@ -331,6 +331,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
         fill_commands = changes(fill_before, fill_after, "product_details_redis_commands_total")
         fill_misses = delta(fill_after, fill_before, 'product_details_leases_total{result="won"}')
         fill_redirects = changes(fill_before, fill_after, "product_details_redis_cluster_redirects_total")
+        fill_reads, fill_leases, fill_flushes = (changes(fill_before, fill_after, family) for family in (
+            "product_details_l2_reads_total", "product_details_leases_total", "product_details_l1_flushes_total"))
+        fill_keys = keys_per_master(redis)
         hot = ids[:100]
         for product in hot:
             get(f"http://127.0.0.1:{replica}/products/{product}")
@@ -388,7 +391,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                  f"{'/'.join(OWN_COMMANDS)}, a script's own calls counted: "
                  f"{', '.join(f'{k} {v / max(1, fill_misses):.2f}' for k, v in fill_by_name.items() if v)}); cluster redirects during the fill {listing(fill_redirects) or 'none'}, "
                  f"the reader's during the turns {listing(redirects) or 'none'}; keys per master after the turns "
-                 f"{' / '.join(map(str, keys))}")
+                 f"{' / '.join(map(str, keys))}; the filler during the fill: L2 reads {listing(fill_reads)}, leases "
+                 f"{listing(fill_leases)}, L1 flushes {listing(fill_flushes)}, keys per master right after it "
+                 f"{' / '.join(map(str, fill_keys))}")
     args.figures["Redis commands per miss (filler's metrics; masters' commandstats)"] = (
         f"{per_miss:.2f}; {fill_on_masters / max(1, fill_misses):.2f}")
     args.figures["keys per master after l2 (5000 pages)"] = " / ".join(map(str, keys))
