@@ -41,7 +41,7 @@ test: deps
 	SWIFT=$(SWIFT) scripts/prometheus-check.sh
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} scripts/fuzz.sh
 
-## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
+## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS, BENCH_FLEET_BACKEND=single,cluster (the fleet rows on a loopback Redis Cluster too).
 bench:
 	@scripts/install-deps.sh wrk nginx-light redis-server
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
