@@ -35,7 +35,7 @@ fleet: deps
 test: deps
 	SWIFT=$(SWIFT) scripts/test.sh $(SWIFT_BUILD_FLAGS)
 
-## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS.
+## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS, BENCH_FLEET_BACKEND=single,cluster (the fleet rows on a loopback Redis Cluster too).
 bench:
 	@scripts/install-deps.sh wrk nginx-light redis-server
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)

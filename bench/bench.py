@@ -11,7 +11,7 @@ scheduler, not the server. Throughput figures are medians of BENCH_ROUNDS short 
 alternate between nginx and us, so a noisy neighbour hits both sides alike; a round in which the
 hypervisor stole more than BENCH_MAX_STEAL (default 5%) of the CPU time is measured again.
 
-Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N]
+Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N] [--fleet-backend single,cluster]
                       [--scenarios healthz,hot,miss,fill,herd,memory,logged,stub-miss,
                                    l2,fleet-herd,invalidation,dependent,bulk,redis-down]
 
@@ -19,7 +19,9 @@ The `logged` rows turn logs on for both sides: ours at LOG_LEVEL=info with stand
 file, nginx with its default access_log (combined format) to a file, next to the unlogged rows.
 
 The fleet rows (l2, fleet-herd, invalidation, dependent, bulk, redis-down: bench/fleet.py) run replicas with
-REDIS_URL set against a redis-server started here, and print a table of their own.
+REDIS_URL set against a redis-server started here, and print a table of their own;
+`--fleet-backend cluster` (or `single,cluster`, BENCH_FLEET_BACKEND) runs them on a loopback Redis
+Cluster too, and prints the two side by side.
 """
 import argparse
 import json
@@ -343,6 +345,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "9")))
     parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,fill,herd,memory,"
                                                             + ",".join(fleet.FLEET_SCENARIOS)))
+    parser.add_argument("--fleet-backend", default=os.environ.get("BENCH_FLEET_BACKEND", "single"),
+                        help="the fleet rows' Redis: single, cluster (a loopback Redis Cluster), or single,cluster "
+                             "(both in turn, then side by side)")
     parser.add_argument("--loops", type=int, default=int(os.environ.get("LOOPS", "1")),
                         help="the service's loops and nginx's workers")
     args = parser.parse_args()
@@ -354,7 +359,7 @@ def main():
     started = []
     lines = []
     notes = []
-    fleet_rows, fleet_notes, fleet_failed = [], [], False
+    fleet_rows, fleet_notes, fleet_failed, fleet_comparison = [], [], False, []
     try:
         stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
         started.append(stub)
@@ -529,7 +534,7 @@ def main():
             service.stop()
             started.remove(service)
 
-        fleet_rows, fleet_notes, fleet_failed = fleet.run(scenarios, args, work, nginx_port, stub_port, ids)
+        fleet_rows, fleet_notes, fleet_failed, fleet_comparison = fleet.run(scenarios, args, work, nginx_port, stub_port, ids)
     finally:
         for process in reversed(started):
             process.stop()
@@ -548,6 +553,13 @@ def main():
               f"rows taking turns are medians of {args.rounds} runs of {args.duration}s")
         print()
         print_table(["scenario", "req/s", "p50 / p99", "CPU us/req", "notes"], fleet_rows, fleet_notes)
+    if fleet_comparison:
+        backends = args.fleet_backend.split(",")
+        print()
+        print("Fleet rows by backend (single: one redis-server; cluster: six nodes, three masters with a replica "
+              "each, REDIS_URL naming the first master), in this run")
+        print()
+        print_table(["figure", *backends], fleet_comparison, [])
     return 1 if fleet_failed else 0
 
 

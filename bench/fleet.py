@@ -26,10 +26,17 @@ Scenarios:
 The dependent and bulk rows start a catalog-stub of their own (their product changes touch no
 other row).
 
+Backends (bench.py's --fleet-backend, or BENCH_FLEET_BACKEND): `single` (the default: one
+redis-server), `cluster` (a loopback Redis Cluster started by scripts/redis-cluster.sh: six nodes,
+three masters with a replica each; REDIS_URL names the first master), or both, comma-separated: the
+rows run on each in turn, the cluster's prefixed `cluster:`, then a table of the two side by side
+(L2 hit, herd calls, invalidation, Redis commands per miss, keys per master).
+
 Settings (environment): BENCH_FLEET_HERD_ROUNDS (3), BENCH_INVALIDATION_ROUNDS (500),
 BENCH_DEPENDENT_ROUNDS (500), BENCH_BULK_ROUNDS (5), BENCH_BULK_IDS (200); the
 turns follow bench.py's BENCH_SECONDS and BENCH_ROUNDS.
 """
+import argparse
 import concurrent.futures
 import json
 import os
@@ -71,6 +78,123 @@ def start_redis(directory):
         process.popen.kill()
         process.popen.wait()
     raise RuntimeError(f"redis-server did not start (see {log})")
+
+
+INVALIDATION_CHANNEL = "pd:v3:{invalidations}"
+CLUSTER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts/redis-cluster.sh")
+
+
+def read_reply(stream):
+    """One RESP2 reply from a binary file object: str, int, bytes, list or None; an error raises."""
+    line = stream.readline()
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise RuntimeError(f"Redis: {rest.decode(errors='replace')}")
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        size = int(rest)
+        return None if size < 0 else stream.read(size + 2)[:-2]
+    if kind == b"*":
+        size = int(rest)
+        return None if size < 0 else [read_reply(stream) for _ in range(size)]
+    raise RuntimeError(f"Redis: unexpected reply {line[:80]!r}")
+
+
+def redis_call(port, *words):
+    """One command to the Redis node on 127.0.0.1:`port`, on a connection of its own."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        parts = [str(w).encode() for w in words]
+        sock.sendall(f"*{len(parts)}\r\n".encode() + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts))
+        with sock.makefile("rb") as stream:
+            return read_reply(stream)
+
+
+class SingleRedis:
+    """One redis-server (start_redis): `port` for REDIS_URL, its only master, its subscriber node."""
+    kind = "single"
+
+    def __init__(self, directory):
+        self.process, self.port = start_redis(directory)
+        self.masters = [self.port]
+        self.channel_port = self.port
+
+    def cpu_seconds(self):
+        return self.process.cpu_seconds()
+
+    def kill(self):
+        self.process.popen.send_signal(signal.SIGKILL)
+        self.process.popen.wait()
+
+    def stop(self):
+        self.process.stop()
+
+
+class ClusterRedis:
+    """A loopback Redis Cluster (scripts/redis-cluster.sh: three masters with a replica each):
+    `port` (the first master) for REDIS_URL, `masters`, and `channel_port`, the master owning the
+    invalidation channel's slot (where a plain SSUBSCRIBE must go). Its CPU time is all six nodes'."""
+    kind = "cluster"
+
+    def __init__(self, directory):
+        self.directory = os.path.join(directory, "cluster")
+        os.makedirs(self.directory, exist_ok=True)
+        out = subprocess.run([CLUSTER_SCRIPT, "start", self.directory], capture_output=True, text=True, timeout=120)
+        ports = [int(line) for line in out.stdout.split()]
+        if out.returncode != 0 or len(ports) != 6:
+            self.stop()
+            raise RuntimeError(f"redis-cluster.sh start failed ({out.returncode}): {out.stderr.strip()[-300:]}")
+        try:
+            self.masters, self.replicas = ports[:3], ports[3:]
+            self.port = self.masters[0]
+            self.pids = []
+            for port in ports:
+                with open(os.path.join(self.directory, f"node-{port}", "pid")) as f:
+                    self.pids.append(int(f.read()))
+            slot = redis_call(self.port, "CLUSTER", "KEYSLOT", INVALIDATION_CHANNEL)
+            owners = [r[2][1] for r in redis_call(self.port, "CLUSTER", "SLOTS") if r[0] <= slot <= r[1]]
+            if not owners:
+                raise RuntimeError(f"no master owns slot {slot} of {INVALIDATION_CHANNEL}")
+            self.channel_port = owners[0]
+        except BaseException:
+            self.stop()
+            raise
+
+    def cpu_seconds(self):
+        return Process.cpu_seconds(self)
+
+    def kill(self):
+        self.stop()
+
+    def stop(self):
+        subprocess.run([CLUSTER_SCRIPT, "stop", self.directory], capture_output=True, timeout=60)
+
+
+def start_backend(args, directory):
+    """The Redis of a scenario: one redis-server or a loopback cluster, as `args.backend` says."""
+    return ClusterRedis(directory) if getattr(args, "backend", "single") == "cluster" else SingleRedis(directory)
+
+
+def keys_per_master(redis):
+    return [redis_call(port, "DBSIZE") for port in redis.masters]
+
+
+# Commands of this module's own (and the replicas' slot-map reads), left out of the masters' counts.
+OWN_COMMANDS = ("info", "dbsize", "cluster", "command", "ping")
+
+
+def commands_on_masters(redis):
+    """Commands the masters executed so far (INFO commandstats: a script's own calls counted too),
+    by name summed over the masters, without OWN_COMMANDS."""
+    calls = {}
+    for port in redis.masters:
+        for line in redis_call(port, "INFO", "commandstats").decode().splitlines():
+            name, _, stats = line.partition(":")
+            if name.startswith("cmdstat_") and name[8:].split("|")[0] not in OWN_COMMANDS:
+                calls[name[8:]] = calls.get(name[8:], 0) + int(re.search(r"calls=(\d+)", stats).group(1))
+    return calls
 
 
 class WithRedis:
@@ -176,7 +300,8 @@ def nginx_upstream(args, nginx_port, ttl):
 def l2_scenario(args, work, nginx_port, ids, rows, notes):
     started = []
     try:
-        redis, redis_port = start_redis(os.path.join(work, "l2"))
+        redis = start_backend(args, os.path.join(work, "l2"))
+        redis_port = redis.port
         started.append(redis)
         # An hour of freshness: the turns take minutes, and an expired page would be a load.
         (_, filler), (replica_process, replica) = start_replicas(2, nginx_upstream(args, nginx_port, 3600), redis_port, started)
@@ -188,6 +313,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
 
         # The filler loads every page into Redis; the measured replica reads them from there.
         fill = lua_paths(work, "l2-fill.lua", [f"/products/{p}" for p in ids])
+        # The fill is the filler's misses alone (its L1 holds every page after): the Redis
+        # commands per miss, from its metrics and from the masters' own counts.
+        fill_before, fill_on_masters = metrics(filler), commands_on_masters(redis)
         # Rounds until every page was loaded once (each round starts the id list over; a slower
         # miss path needs more of them), bounded.
         for _ in range(20):
@@ -197,6 +325,15 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                 break
         else:
             raise RuntimeError(f"l2: the filler stored {stored:.0f} of {len(ids)} pages in Redis")
+        fill_after, on_masters = metrics(filler), commands_on_masters(redis)
+        fill_by_name = {name: calls - fill_on_masters.get(name, 0) for name, calls in sorted(on_masters.items())}
+        fill_on_masters = sum(fill_by_name.values())
+        fill_commands = changes(fill_before, fill_after, "product_details_redis_commands_total")
+        fill_misses = delta(fill_after, fill_before, 'product_details_leases_total{result="won"}')
+        fill_redirects = changes(fill_before, fill_after, "product_details_redis_cluster_redirects_total")
+        fill_reads, fill_leases, fill_flushes = (changes(fill_before, fill_after, family) for family in (
+            "product_details_l2_reads_total", "product_details_leases_total", "product_details_l1_flushes_total"))
+        fill_keys = keys_per_master(redis)
         hot = ids[:100]
         for product in hot:
             get(f"http://127.0.0.1:{replica}/products/{product}")
@@ -222,12 +359,14 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
             for side, result in zip((l1_side, l2_side), results[connections]):
                 result["redis_us"] = side.redis_us_per_request(result["requests"])
         after = metrics(reader)
+        keys = keys_per_master(redis)
     finally:
         for process in reversed(started):
             process.stop()
 
-    reads, commands, reconnects = (changes(before, after, family) for family in (
-        "product_details_l2_reads_total", "product_details_redis_commands_total", "product_details_redis_reconnects_total"))
+    reads, commands, reconnects, redirects = (changes(before, after, family) for family in (
+        "product_details_l2_reads_total", "product_details_redis_commands_total", "product_details_redis_reconnects_total",
+        "product_details_redis_cluster_redirects_total"))
     upstream_calls = sum(delta(after, before, k) for k in after if k.startswith("product_details_upstream_requests_total"))
     for connections, (l1, l2, miss) in results.items():
         label = f"c{connections}"
@@ -236,6 +375,8 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                         f"p50 {l2['p50'] - l1['p50']:+.2f} ms against L1; req/s {l2['rps'] / l1['rps']:.2f}x L1's; "
                         f"Redis {l2['redis_us']:.1f} us/req more"))
         rows.append(row(f"l2: uncached load, single node, cache off ({label})", miss, "nginx upstream as the miss row"))
+        args.figures[f"L2 hit p50 / p99, 5000 ids ({label})"] = f"{l2['p50']:.2f} / {l2['p99']:.2f} ms"
+        args.figures[f"L1 hit p50 / p99, 100 ids ({label}, same turns)"] = f"{l1['p50']:.2f} / {l1['p99']:.2f} ms"
         notes.append(f"l2 ({label}): L2 p50 {l2['p50']:.2f} ms against L1's {l1['p50']:.2f} ms "
                      f"(aim: within 0.2 ms, {verdict(l2['p50'] - l1['p50'] <= 0.2)}) and the uncached load's "
                      f"{miss['p50']:.2f} ms (aim: below, {verdict(l2['p50'] < miss['p50'])})")
@@ -243,6 +384,21 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                  f"reconnects {listing(reconnects)}; "
                  f"its upstream requests {upstream_calls:.0f}; the CPU column is the replica's, Redis's is in the notes "
                  f"(over every run of the side, also runs measured again for steal)")
+    per_miss = sum(fill_commands.values()) / max(1, fill_misses)
+    notes.append(f"l2 fill (the filler's {fill_misses:.0f} misses, each a page stored in Redis): Redis commands "
+                 f"{listing(fill_commands)}, {per_miss:.2f} per miss; the masters counted {fill_on_masters} "
+                 f"({fill_on_masters / max(1, fill_misses):.2f} per miss, INFO commandstats without "
+                 f"{'/'.join(OWN_COMMANDS)}, a script's own calls counted: "
+                 f"{', '.join(f'{k} {v / max(1, fill_misses):.2f}' for k, v in fill_by_name.items() if v)}); cluster redirects during the fill {listing(fill_redirects) or 'none'}, "
+                 f"the reader's during the turns {listing(redirects) or 'none'}; keys per master after the turns "
+                 f"{' / '.join(map(str, keys))}; the filler during the fill: L2 reads {listing(fill_reads)}, leases "
+                 f"{listing(fill_leases)}, L1 flushes {listing(fill_flushes)}, keys per master right after it "
+                 f"{' / '.join(map(str, fill_keys))}")
+    args.figures["Redis commands per miss (filler's metrics; masters' commandstats)"] = (
+        f"{per_miss:.2f}; {fill_on_masters / max(1, fill_misses):.2f}")
+    args.figures["keys per master after l2 (5000 pages)"] = " / ".join(map(str, keys))
+    args.figures["cluster redirects (fill; reader's turns)"] = (
+        f"{sum(fill_redirects.values()):.0f}; {sum(redirects.values()):.0f}")
 
 
 def fleet_herd_scenario(args, work, rows, notes):
@@ -251,7 +407,8 @@ def fleet_herd_scenario(args, work, rows, notes):
     started = []
     outcomes = []
     try:
-        redis, redis_port = start_redis(os.path.join(work, "fleet-herd"))
+        redis = start_backend(args, os.path.join(work, "fleet-herd"))
+        redis_port = redis.port
         started.append(redis)
         slow_stub, slow_port = start_stub({"CATALOG_SIZE": "20000", "STUB_LATENCY_MS": "200"})
         started.append(slow_stub)
@@ -272,6 +429,7 @@ def fleet_herd_scenario(args, work, rows, notes):
                 for key, value in changes(old, metrics(port), "product_details_leases_total").items():
                     leases[key] = leases.get(key, 0) + value
             outcomes.append((product, counts, runs, leases))
+        keys = keys_per_master(redis)
     finally:
         for process in reversed(started):
             process.stop()
@@ -285,7 +443,10 @@ def fleet_herd_scenario(args, work, rows, notes):
                      f"{answers} answers in 2 s (non-2xx {non2xx}, socket errors: {errors}), upstream calls "
                      f"product={counts['product']} reviews={counts['reviews']} suggested={counts['suggested']}; "
                      f"leases {listing(leases)}")
-    notes.append(f"fleet-herd: aim exactly 1 upstream call per route in every round: {verdict(exact)}")
+    notes.append(f"fleet-herd: aim exactly 1 upstream call per route in every round: {verdict(exact)}; keys per master "
+                 f"after the rounds {' / '.join(map(str, keys))}")
+    args.figures[f"herd upstream calls product/reviews/suggested, {clients} clients ({rounds} rounds)"] = ", ".join(
+        f"{c['product']}/{c['reviews']}/{c['suggested']}" for _, c, _, _ in outcomes)
 
 
 class Probe:
@@ -432,12 +593,13 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
     rounds = int(os.environ.get("BENCH_INVALIDATION_ROUNDS", "500"))
     started = []
     try:
-        redis, redis_port = start_redis(os.path.join(work, "invalidation"))
+        redis = start_backend(args, os.path.join(work, "invalidation"))
+        redis_port = redis.port
         started.append(redis)
         replicas = [port for _, port in start_replicas(
             3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
         probes = [Probe(port) for port in replicas]
-        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
+        watcher = subscribe(redis.channel_port, INVALIDATION_CHANNEL)
         before = [metrics(port) for port in replicas]
         results, delivered, round_trips = [], [], []
         receivers = {}
@@ -451,6 +613,7 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
         after = [metrics(port) for port in replicas]
         for probe in probes + [watcher]:
             probe.close()
+        keys = keys_per_master(redis)
     finally:
         for process in reversed(started):
             process.stop()
@@ -480,7 +643,11 @@ def invalidation_scenario(args, work, stub_port, rows, notes):
                  f"answering the old page at least once after the 204 in {late} of {len(others)} cases (a poll answered with "
                  f"the old page took {spread([t * 1000 for t in round_trips]) if round_trips else 'none'}: the resolution); "
                  f"X-Invalidation-Receivers (the 3 replicas and this script) {', '.join(f'{k}: {v} times' for k, v in receivers.items())}; "
-                 f"invalidations received per replica {', '.join(f'{v:.0f}' for v in received)}")
+                 f"invalidations received per replica {', '.join(f'{v:.0f}' for v in received)}; keys per master after "
+                 f"the rounds {' / '.join(map(str, keys))}")
+    args.figures[f"invalidation, 204 to the last of 3 replicas p50 / p99 ({rounds} rounds)"] = (
+        f"{statistics.median(last_sent):.2f} / {percentile(last_sent, 0.99):.2f} ms")
+    args.figures["X-Invalidation-Receivers (invalidation rounds)"] = ", ".join(f"{k}: {v}" for k, v in receivers.items())
 
 
 def warm_everywhere(probes, paths, label):
@@ -588,14 +755,16 @@ def spread(values):
 
 def start_fleet_with_stub(args, work, name, started):
     """A redis-server, a catalog-stub of this scenario's own (its product changes touch no other
-    row) and three replicas loading from it; returns (stub port, replica ports, redis port)."""
-    redis, redis_port = start_redis(os.path.join(work, name))
+    row) and three replicas loading from it; returns (stub port, replica ports, the port of the
+    Redis node a plain subscriber to the invalidation channel connects to)."""
+    redis = start_backend(args, os.path.join(work, name))
+    redis_port = redis.port
     started.append(redis)
     stub, stub_port = start_stub({"CATALOG_SIZE": "20000"})
     started.append(stub)
     replicas = [port for _, port in start_replicas(
         3, {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOOPS": str(args.loops)}, redis_port, started)]
-    return stub_port, replicas, redis_port
+    return stub_port, replicas, redis.channel_port
 
 
 def dependent_scenario(args, work, rows, notes):
@@ -605,9 +774,9 @@ def dependent_scenario(args, work, rows, notes):
     rounds = int(os.environ.get("BENCH_DEPENDENT_ROUNDS", "500"))
     started = []
     try:
-        stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "dependent", started)
+        stub_port, replicas, channel_port = start_fleet_with_stub(args, work, "dependent", started)
         probes = [Probe(port) for port in replicas]
-        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
+        watcher = subscribe(channel_port, INVALIDATION_CHANNEL)
         before = [metrics(port) for port in replicas]
         results, trips, delivered, receivers, loads = [], [], [], {}, {}
         odd = 0
@@ -643,7 +812,7 @@ def dependent_scenario(args, work, rows, notes):
                 delivered.append((arrival - admin.stamp) * 1000)
             count = headers.get("x-invalidation-receivers")
             receivers[count] = receivers.get(count, 0) + 1
-            watcher = resubscribe(watcher, redis_port)
+            watcher = resubscribe(watcher, channel_port)
             # How often the fleet loaded A again for the three replicas (1: one load, shared).
             _, _, stats = get(f"http://127.0.0.1:{stub_port}/stats")
             reloads = json.loads(stats)["requests"]["product"]
@@ -684,11 +853,11 @@ def dependent_scenario(args, work, rows, notes):
                  f"over the run, the 3 replicas' leases {listing(leases)}, shared reads {listing(reads)}")
 
 
-def resubscribe(watcher, redis_port):
+def resubscribe(watcher, channel_port):
     """The plain subscriber, with nothing left of the last message (a new one if a round left it mid-read)."""
     if watcher.buffer:
         watcher.close()
-        return subscribe(redis_port, "pd:v3:{invalidations}")
+        return subscribe(channel_port, INVALIDATION_CHANNEL)
     return watcher
 
 
@@ -701,8 +870,8 @@ def bulk_scenario(args, work, rows, notes):
     started = []
     outcomes, refusals = [], []
     try:
-        stub_port, replicas, redis_port = start_fleet_with_stub(args, work, "bulk", started)
-        watcher = subscribe(redis_port, "pd:v3:{invalidations}")
+        stub_port, replicas, channel_port = start_fleet_with_stub(args, work, "bulk", started)
+        watcher = subscribe(channel_port, INVALIDATION_CHANNEL)
         probes = [Probe(port) for port in replicas]
         lanes = [[Probe(port) for _ in range(size)] for port in replicas]
         before = [metrics(port) for port in replicas]
@@ -739,7 +908,7 @@ def bulk_scenario(args, work, rows, notes):
             delivered = (arrival - admin.stamp) * 1000 if arrival and admin.stamp else float("nan")
             outcomes.append(((start - sent) * 1000, headers.get("x-invalidation-receivers"), seen, trips, odd, products[0],
                              delivered))
-            watcher = resubscribe(watcher, redis_port)
+            watcher = resubscribe(watcher, channel_port)
         after = [metrics(port) for port in replicas]
         for probe in probes + [watcher] + [lane for probes_of in lanes for lane in probes_of]:
             probe.close()
@@ -782,11 +951,11 @@ def bulk_scenario(args, work, rows, notes):
 def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
     started = []
     try:
-        redis, redis_port = start_redis(os.path.join(work, "redis-down"))
+        redis = start_backend(args, os.path.join(work, "redis-down"))
+        redis_port = redis.port
         started.append(redis)
         ((fleet_process, replica),) = start_replicas(1, nginx_upstream(args, nginx_port, 0), redis_port, started)
-        redis.popen.send_signal(signal.SIGKILL)
-        redis.popen.wait()
+        redis.kill()
         # Failed reads open the breaker; then requests skip Redis.
         deadline = time.monotonic() + 10
         n = 0
@@ -822,24 +991,46 @@ def redis_down_scenario(args, work, nginx_port, ids, rows, notes):
 
 
 def run(scenarios, args, work, nginx_port, stub_port, ids):
-    """Runs the fleet scenarios named in `scenarios`, each stopping what it started; returns
-    (table rows, notes, failed). A scenario that fails is a note, and the others still run."""
+    """Runs the fleet scenarios named in `scenarios` on each backend of `args.fleet_backend`
+    (default: single), each stopping what it started; returns (table rows, notes, failed, the
+    backends side by side: table rows, empty with the single backend alone). A scenario that fails
+    is a note, and the others still run."""
+    backends = getattr(args, "fleet_backend", "single").split(",")
+    unknown = set(backends) - {"single", "cluster"}
+    if unknown:
+        raise ValueError(f"unknown fleet backend(s) {', '.join(sorted(unknown))}: single, cluster")
     rows, notes = [], []
     failed = False
-    runs = {"l2": lambda: l2_scenario(args, work, nginx_port, ids, rows, notes),
-            "fleet-herd": lambda: fleet_herd_scenario(args, work, rows, notes),
-            "invalidation": lambda: invalidation_scenario(args, work, stub_port, rows, notes),
-            "dependent": lambda: dependent_scenario(args, work, rows, notes),
-            "bulk": lambda: bulk_scenario(args, work, rows, notes),
-            "redis-down": lambda: redis_down_scenario(args, work, nginx_port, ids, rows, notes)}
-    for name in FLEET_SCENARIOS:
-        if name in scenarios:
-            try:
-                runs[name]()
-            except Exception as error:
-                notes.append(f"{name}: FAILED: {error!r}")
-                failed = True
-    return rows, notes, failed
+    figures = {}
+    for backend in backends:
+        label = "" if backend == "single" else f"{backend}: "
+        folder = work if backend == "single" else os.path.join(work, backend)
+        os.makedirs(folder, exist_ok=True)
+        own = argparse.Namespace(**{**vars(args), "backend": backend, "figures": {}})
+        figures[backend] = own.figures
+        backend_rows, backend_notes = [], []
+        runs = {"l2": lambda: l2_scenario(own, folder, nginx_port, ids, backend_rows, backend_notes),
+                "fleet-herd": lambda: fleet_herd_scenario(own, folder, backend_rows, backend_notes),
+                "invalidation": lambda: invalidation_scenario(own, folder, stub_port, backend_rows, backend_notes),
+                "dependent": lambda: dependent_scenario(own, folder, backend_rows, backend_notes),
+                "bulk": lambda: bulk_scenario(own, folder, backend_rows, backend_notes),
+                "redis-down": lambda: redis_down_scenario(own, folder, nginx_port, ids, backend_rows, backend_notes)}
+        for name in FLEET_SCENARIOS:
+            if name in scenarios:
+                try:
+                    runs[name]()
+                except Exception as error:
+                    backend_notes.append(f"{name}: FAILED: {error!r}")
+                    failed = True
+        rows += [f"| {label}{line[2:]}" for line in backend_rows]
+        notes += [f"{label}{note}" for note in backend_notes]
+    comparison = []
+    if backends != ["single"]:
+        names = []
+        for backend in backends:
+            names += [name for name in figures[backend] if name not in names]
+        comparison = [f"| {name} | " + " | ".join(figures[b].get(name, "-") for b in backends) + " |" for name in names]
+    return rows, notes, failed, comparison
 
 
 def redis_version():
