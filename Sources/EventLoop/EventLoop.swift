@@ -16,8 +16,9 @@ import Glibc
 /// everything that has arrived).
 ///
 /// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`,
-/// `readBuffer` and `madeTimerQueue` are touched only on the loop thread (after `init`, which runs
-/// before the thread starts). `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
+/// `isDraining`, `closesHandlesWhenDrained`, `readBuffer` and `madeTimerQueue` are touched only on
+/// the loop thread (after `init`, which runs before the thread starts). `inbox` is a `Mutex`,
+/// `lifecycle` an `Atomic`.
 package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
     package let index: Int
@@ -28,6 +29,10 @@ package final class EventLoop: @unchecked Sendable {
     private var localWork: [LoopWork] = []
     private var spareWork: [LoopWork] = []
     private var inboxSpare: [RemoteWork] = []
+    /// A drain is running on the loop thread (``drain()`` is never re-entered).
+    private var isDraining = false
+    /// The stop began: the running drain closes every handle once the queues are empty.
+    private var closesHandlesWhenDrained = false
     private let inbox = Locked(Inbox())
     private let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
 
@@ -122,8 +127,16 @@ package final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs every queued job, including those that the jobs themselves enqueue.
+    /// Runs every queued job, including those that the jobs themselves enqueue; then, once a stop
+    /// was asked for, closes the handles.
+    ///
+    /// Never re-entered: work it runs (the stop, for one) may ask for a drain, and a nested one
+    /// would swap the batch being run back into the queues and run it a second time; a task's
+    /// job run twice resumes the task twice. The running drain goes on until nothing is queued.
     func drain() {
+        guard !isDraining else { return }
+        isDraining = true
+        defer { isDraining = false }
         while true {
             if !localWork.isEmpty {
                 swap(&localWork, &spareWork)
@@ -132,7 +145,7 @@ package final class EventLoop: @unchecked Sendable {
                 continue
             }
             inbox.withLock { inbox in swap(&inbox.work, &inboxSpare) }
-            if inboxSpare.isEmpty { return }
+            if inboxSpare.isEmpty { break }
             for work in inboxSpare {
                 switch work {
                 case .job(let job): run(.job(job))
@@ -141,6 +154,12 @@ package final class EventLoop: @unchecked Sendable {
                 }
             }
             inboxSpare.removeAll(keepingCapacity: true)
+        }
+        if closesHandlesWhenDrained {
+            closesHandlesWhenDrained = false
+            uv_walk(uvLoop, closeEveryHandle, nil)
+            // Its timer is closing: what still waits will never run, and holds the loop.
+            madeTimerQueue = nil
         }
     }
 
@@ -175,16 +194,16 @@ package final class EventLoop: @unchecked Sendable {
         execute { [self] in beginStop() }
     }
 
+    /// Refuses remote work from now on; what is queued still runs, then every handle closes.
+    /// It runs as queued work, so inside a drain: that drain does the rest once the queues are
+    /// empty.
     private func beginStop() {
         guard lifecycle.compareExchange(
             expected: Lifecycle.running.rawValue, desired: Lifecycle.stopping.rawValue, ordering: .acquiringAndReleasing
         ).exchanged else { return }
-        drain()
         inbox.withLock { $0.closed = true }
+        closesHandlesWhenDrained = true
         drain()
-        uv_walk(uvLoop, closeEveryHandle, nil)
-        // Its timer is closing: what still waits will never run, and holds the loop.
-        madeTimerQueue = nil
     }
 
     fileprivate func closeInternalHandle(_ handle: UnsafeMutablePointer<uv_handle_t>) {
