@@ -1,6 +1,7 @@
 import EventLoop
 import Locking
 import RESP
+import Synchronization
 import Timekeeping
 
 /// A Redis client for a single server or a Redis Cluster, found by itself from one node's URL:
@@ -21,9 +22,18 @@ package final class RedisClient: RedisCommandRunner {
     private let time: any TimeSource
     private let observer: RedisClientObserver
     private let topology: Locked<RedisClusterTopology>
-    /// Per loop, in the order of `loops`: its connection to each node it sends to.
+    /// `REDIS_URL`'s node.
+    private let seed: RedisNodeAddress
+    /// Per loop, in the order of `loops`: its connection to the seed, made at `init`, so a command
+    /// to a single Redis takes no lock and no table look-up to find its connection.
+    private let seedConnections: [RedisCommandConnection]
+    /// Per loop, in the order of `loops`: its connections to the other nodes it sends to.
     private let connections: [NodeConnections]
-    private let lifecycle = Locked(Lifecycle.new)
+    /// ``Lifecycle``'s raw value, read by every command.
+    private let lifecycle = Atomic<Int>(Lifecycle.new.rawValue)
+    /// Set once the seed said it is no cluster: every command then goes to the seed, asking the
+    /// topology nothing.
+    private let isSingle = Atomic<Bool>(false)
     /// How long a `CLUSTER SLOTS` may take before the next node is asked.
     private let refreshTimeout: Duration
 
@@ -38,28 +48,41 @@ package final class RedisClient: RedisCommandRunner {
         self.configuration = configuration
         self.time = time
         self.observer = observer
-        topology = Locked(RedisClusterTopology(seed: RedisNodeAddress(host: url.host, port: url.port), refreshInterval: refreshInterval))
+        seed = RedisNodeAddress(host: url.host, port: url.port)
+        topology = Locked(RedisClusterTopology(seed: seed, refreshInterval: refreshInterval))
+        seedConnections = loops.map { loop in
+            RedisCommandConnection(url: url, loop: loop, configuration: configuration, time: time, observer: observer)
+        }
         connections = loops.map { _ in NodeConnections() }
         refreshTimeout = max(configuration.connectTimeout, .seconds(1))
     }
 
-    private enum Lifecycle {
+    private enum Lifecycle: Int {
         case new, started, shutDown
+    }
+
+    private var state: Lifecycle {
+        Lifecycle(rawValue: lifecycle.load(ordering: .acquiring)) ?? .shutDown
     }
 
     /// Opens a connection to the seed on every loop (a refused password shows at once, on each)
     /// and learns what the seed is. Commands run before a connection is ready wait for it
     /// (bounded by their deadlines); commands run before `start` fail at once.
     package func start() {
-        lifecycle.withLock { $0 = .started }
-        let seed = topology.withLock { $0.seed }
-        for index in loops.indices { _ = connection(to: seed, onLoop: index) }
+        guard lifecycle.compareExchange(
+            expected: Lifecycle.new.rawValue, desired: Lifecycle.started.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged else { return }
+        for connection in seedConnections {
+            // Started before any command reaches it: `execute` runs jobs in order.
+            if connection.loop.inLoop { connection.start() } else { connection.loop.execute { connection.start() } }
+        }
         refreshIfDue()
     }
 
     /// Whether any command connection is ready (its handshake done).
     package var isConnected: Bool {
-        connections.contains { loop in loop.table.withLock { $0.values.contains { $0.ready.load(ordering: .relaxed) } } }
+        seedConnections.contains { $0.ready.load(ordering: .relaxed) }
+            || connections.contains { loop in loop.table.withLock { $0.values.contains { $0.ready.load(ordering: .relaxed) } } }
     }
 
     /// Whether Redis is a cluster, a single server, or not known yet.
@@ -89,7 +112,7 @@ package final class RedisClient: RedisCommandRunner {
     /// with `.cancelled`.
     package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
-        switch lifecycle.withLock({ $0 }) {
+        switch state {
         case .started: break
         case .new: throw .notConnected
         case .shutDown: throw .shutdown
@@ -133,8 +156,8 @@ package final class RedisClient: RedisCommandRunner {
     /// Stops every connection: each waits for the replies of its written commands (or their
     /// deadlines), then closes. No connection opens afterwards.
     package func shutdown() async {
-        lifecycle.withLock { $0 = .shutDown }
-        await close(connections.flatMap { $0.table.withLock { Array($0.values) } })
+        lifecycle.store(Lifecycle.shutDown.rawValue, ordering: .releasing)
+        await close(seedConnections + connections.flatMap { $0.table.withLock { Array($0.values) } })
     }
 
     /// Shuts `closing` down, each once its written commands are answered (or their deadlines pass).
@@ -153,6 +176,7 @@ package final class RedisClient: RedisCommandRunner {
     /// The node `request` goes to now; starts a refresh when one is due. The slot is worked out
     /// only on a cluster: a single server needs none.
     private func owner(of request: RedisRequest) -> RedisNodeAddress {
+        if isSingle.load(ordering: .relaxed) { return seed }
         let now = time.now
         let (node, refresh) = topology.withLock { topology in
             let node = topology.mode == .single ? topology.seed : topology.node(forSlot: request.routingKey.map(RedisHashSlot.of(argument:)))
@@ -168,6 +192,7 @@ package final class RedisClient: RedisCommandRunner {
     }
 
     private func connection(to node: RedisNodeAddress, onLoop index: Int) -> RedisCommandConnection {
+        if node == seed { return seedConnections[index] }
         let loop = loops[index]
         var opened: RedisCommandConnection?
         let connection = connections[index].table.withLock { table in
@@ -180,7 +205,7 @@ package final class RedisClient: RedisCommandRunner {
             opened = connection
             return connection
         }
-        if let opened, lifecycle.withLock({ $0 != .shutDown }) {
+        if let opened, state != .shutDown {
             // Started before any command reaches it: `execute` runs jobs in order.
             if loop.inLoop { opened.start() } else { loop.execute { opened.start() } }
         }
@@ -189,18 +214,17 @@ package final class RedisClient: RedisCommandRunner {
 
     /// Opens connections to a new map's masters on every loop before requests need them.
     private func connectEveryLoop(to masters: [RedisNodeAddress]) {
-        guard lifecycle.withLock({ $0 == .started }) else { return }
+        guard state == .started else { return }
         for master in masters {
             for index in loops.indices { _ = connection(to: master, onLoop: index) }
         }
     }
 
     /// Closes the connections to nodes the map no longer names as masters (a failed master, or
-    /// one resharded empty), which would otherwise keep reconnecting; the seed's stay, for the
-    /// next refresh and the redirects that name it.
+    /// one resharded empty), which would otherwise keep reconnecting; the seed's are not in the
+    /// table and stay, for the next refresh and the redirects that name it.
     private func retire(allBut masters: [RedisNodeAddress]) async {
-        let seed = topology.withLock { $0.seed }
-        let kept = Set(masters + [seed])
+        let kept = Set(masters)
         let retired = connections.flatMap { loop in
             loop.table.withLock { table in
                 let gone = table.filter { !kept.contains($0.key) }
@@ -228,8 +252,9 @@ package final class RedisClient: RedisCommandRunner {
             else { continue }
             if let message = reply.errorMessage {
                 // "ERR This instance has cluster support disabled": a single server.
-                if node == topology.withLock({ $0.seed }), message.lowercased().contains("cluster support disabled") {
+                if node == seed, message.lowercased().contains("cluster support disabled") {
                     topology.withLock { $0.notACluster(now: time.now) }
+                    isSingle.store(true, ordering: .relaxed)
                     observer.cluster(.single)
                     return
                 }
