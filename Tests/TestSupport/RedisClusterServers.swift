@@ -297,34 +297,7 @@ package final class RedisClusterServers: Sendable {
     /// Sends `commands` in one write to the node on `port` (after `AUTH` when there is a password)
     /// and reads their replies. The read timeout bounds a node that stopped answering.
     private func ask(_ port: Int, _ commands: [RESPCommand]) throws -> [RESPValue] {
-        let client = try RawClient(port: port, readTimeoutSeconds: 10)
-        defer { client.close() }
-        let sent = (password.map { [RESPCommand("AUTH", .string($0))] } ?? []) + commands
-        var bytes: [UInt8] = []
-        for command in sent { command.encode(into: &bytes) }
-        try client.sendBlocking(bytes)
-        var parser = RESPReplyParser()
-        var input: [UInt8] = []
-        var read = 0
-        var replies: [RESPValue] = []
-        while replies.count < sent.count {
-            let (event, consumed) = try input[read...].withUnsafeBytes { try parser.parse($0) }
-            read += consumed
-            if case .reply(let reply) = event {
-                replies.append(reply)
-                continue
-            }
-            let more = try client.receiveSomeBlocking()
-            if more.isEmpty { throw RawClientError.closed }
-            input.removeFirst(read)
-            read = 0
-            input += more
-        }
-        if password != nil {
-            guard replies[0].string == "OK" else { throw RedisClusterServersError.notSettled("\(port) refused AUTH: \(replies[0])") }
-            replies.removeFirst()
-        }
-        return replies
+        try BlockingRedisExchange.replies(port: port, password: password, commands)
     }
 
     /// Looks until `look` returns (it throws while what is awaited has not happened) or `limit`

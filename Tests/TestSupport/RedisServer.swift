@@ -1,4 +1,5 @@
 import Foundation
+import RESP
 
 #if canImport(Glibc)
 import Glibc
@@ -92,36 +93,12 @@ package final class RedisServer: @unchecked Sendable {
 
     /// The one node of a cluster takes all 16,384 slots; returns once the cluster says it is ok.
     private func takeEverySlot() throws {
-        let client = try RawClient(port: port, readTimeoutSeconds: 5)
-        defer { client.close() }
-        /// Sends `words` and reads until `done` holds of what came back (or an error did).
-        func ask(_ words: [String], until done: (String) -> Bool) throws -> String {
-            let command = "*\(words.count)\r\n" + words.map { "$\($0.utf8.count)\r\n\($0)\r\n" }.joined()
-            try client.sendBlocking(Array(command.utf8))
-            var text = ""
-            while !done(text) && !text.contains("-ERR") {
-                let bytes = try client.receiveSomeBlocking()
-                if bytes.isEmpty { break }
-                text += String(decoding: bytes, as: UTF8.self)
-            }
-            return text
-        }
-        if let password {
-            let authenticated = try ask(["AUTH", password]) { $0.hasSuffix("\r\n") }
-            guard authenticated == "+OK\r\n" else { throw RedisServerError.didNotStart("AUTH: \(authenticated)") }
-        }
-        let added = try ask(["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]) { $0.hasSuffix("+OK\r\n") }
-        guard added.hasSuffix("+OK\r\n") else { throw RedisServerError.didNotStart("CLUSTER ADDSLOTSRANGE: \(added)") }
+        let added = try BlockingRedisExchange.replies(port: port, password: password, [RESPCommand("CLUSTER", "ADDSLOTSRANGE", "0", "16383")])
+        guard added[0].string == "OK" else { throw RedisServerError.didNotStart("CLUSTER ADDSLOTSRANGE: \(added[0])") }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            let info = try ask(["CLUSTER", "INFO"]) { text in
-                // One bulk string: `$<length>\r\n<length bytes>\r\n`.
-                guard let header = text.range(of: "\r\n"), text.hasPrefix("$"),
-                      let length = Int(text[text.index(after: text.startIndex)..<header.lowerBound])
-                else { return false }
-                return text.utf8.count >= text.utf8.distance(from: text.startIndex, to: header.upperBound) + length + 2
-            }
-            if info.contains("cluster_state:ok") { return }
+            let info = try BlockingRedisExchange.replies(port: port, password: password, [RESPCommand("CLUSTER", "INFO")])
+            if info[0].string?.contains("cluster_state:ok") == true { return }
             usleep(20_000)
         }
         throw RedisServerError.didNotStart("the one-node cluster never reported cluster_state:ok")
