@@ -120,11 +120,16 @@ package final class ManualTimeSource: TimeSource {
         }
     }
 
-    /// Suspends (yielding, never sleeping) until at least `count` tasks are parked in ``sleep(for:)``.
-    package func waitForSleepers(_ count: Int = 1) async {
-        while sleeperCount < count {
+    /// Suspends (yielding, never sleeping) until at least `count` tasks are parked in ``sleep(for:)``,
+    /// and returns whether they are. It gives up after `tries` yields: a sleeper that never comes
+    /// (the code under test finished, or cancelled its sleep, before parking) must fail the test
+    /// that waits for it, not spin it for ever.
+    package func waitForSleepers(_ count: Int = 1, tries: Int = 2_000_000) async -> Bool {
+        for _ in 0..<tries {
+            if sleeperCount >= count { return true }
             await Task.yield()
         }
+        return sleeperCount >= count
     }
 }
 

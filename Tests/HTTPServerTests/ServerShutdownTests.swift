@@ -118,7 +118,7 @@ struct ServerShutdownTests {
             try await client.send("GET /forever HTTP/1.1\r\nHost: t\r\n\r\n")
             await handlerStarted.wait()
             let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
-            await time.waitForSleepers()
+            try #require(await time.waitForSleepers())
             time.advance(by: .seconds(30))
             #expect(await shutdown.value == 1)
             let answer = try await client.readResponse()
@@ -147,7 +147,7 @@ struct ServerShutdownTests {
             try await client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
             _ = try await client.readInterim()
             let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
-            await time.waitForSleepers()
+            try #require(await time.waitForSleepers())
             time.advance(by: .seconds(30))
             #expect(await shutdown.value == 1)
             let answer = try await client.readResponse(method: .post)

@@ -16,9 +16,9 @@ struct TimeSourceTests {
         let time = ManualTimeSource()
         let order = Recorder<Int>()
         let late = Task { try await time.sleep(for: .seconds(2)); order.append(2) }
-        await time.waitForSleepers(1)
+        #expect(await time.waitForSleepers(1))
         let early = Task { try await time.sleep(for: .seconds(1)); order.append(1) }
-        await time.waitForSleepers(2)
+        #expect(await time.waitForSleepers(2))
 
         time.advance(by: .milliseconds(999))
         #expect(time.sleeperCount == 2)
@@ -50,10 +50,20 @@ struct TimeSourceTests {
     @Test func sleepThrowsAtOnceWhenCancelled() async {
         let time = ManualTimeSource()
         let sleeper = Task { try await time.sleep(for: .seconds(60)) }
-        await time.waitForSleepers(1)
+        #expect(await time.waitForSleepers(1))
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(time.sleeperCount == 0)
+    }
+
+    /// A test waiting for a sleeper that never parks fails instead of spinning for ever.
+    @Test func waitingForASleeperThatNeverComesGivesUp() async {
+        let time = ManualTimeSource()
+        #expect(await time.waitForSleepers(1, tries: 100) == false)
+        let sleeper = Task { try await time.sleep(for: .seconds(1)) }
+        #expect(await time.waitForSleepers(1))
+        #expect(await time.waitForSleepers(2, tries: 100) == false)
+        sleeper.cancel()
     }
 
     @Test func sleepInAnAlreadyCancelledTaskThrows() async {
