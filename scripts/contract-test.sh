@@ -17,6 +17,9 @@
 #
 # Settings (environment):
 #   BUILD_DIR               SwiftPM scratch path of the release build under test (.build)
+#   RELEASE_FLAGS           more `swift build -c release` flags for it (none). With
+#                           --static-swift-stdlib (as `make test` runs it) the build under test is
+#                           the Dockerfile's, and f) checks it: one release build instead of two
 #   STATIC_BUILD_DIR        scratch path of the Dockerfile-style static build ($BUILD_DIR/static-contract)
 #   CONTRACT_MAX_EXAMPLES   schemathesis test cases per operation and phase (100)
 #   CONTRACT_SEED           schemathesis seed, fixed so that runs repeat (20261202)
@@ -29,6 +32,12 @@ ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
 STATIC_BUILD_DIR=${STATIC_BUILD_DIR:-$BUILD_DIR/static-contract}
+read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
+ONE_BUILD=0
+if [[ " ${RELEASE_FLAGS:-} " == *" --static-swift-stdlib "* ]]; then
+  ONE_BUILD=1
+  STATIC_BUILD_DIR=$BUILD_DIR
+fi
 MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-100}
 SEED=${CONTRACT_SEED:-20261202}
 FLEET_EXAMPLES=${CONTRACT_FLEET_EXAMPLES:-25}
@@ -95,26 +104,32 @@ step "a) openapi-spec-validator openapi.yaml"
 "$PY" "$TOOLS" schema-names openapi.yaml
 
 # ---------------------------------------------------------------------------------------------
-step "b) release builds: $BUILD_DIR, and the Dockerfile's ($STATIC_BUILD_DIR, for f) beside it"
-# The static build cannot reuse the other one's objects (SwiftPM puts -static-stdlib on every
-# compile command, so one scratch path for both would rebuild everything at each switch), but a
-# release build leaves part of a second core idle (long single-threaded frontend stretches), so
-# side by side the two finish sooner than one after the other. It is waited for here, before any
-# service starts, so that no compiler competes with the live checks.
-setsid bash -c '
-  set -euo pipefail
-  "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product product-details
-  "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product catalog-stub
-' "$SWIFT" "$STATIC_BUILD_DIR" >"$WORK/static-build.out" 2>&1 &
-groups+=($!)
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product product-details
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product catalog-stub
-BIN=$("$SWIFT" build -c release --scratch-path "$BUILD_DIR" --show-bin-path)
-step "b) waiting for the Dockerfile's build ($STATIC_BUILD_DIR)"
-STATIC_STATUS=0
-wait "${groups[-1]}" || STATIC_STATUS=$?
-cat "$WORK/static-build.out"
-[ "$STATIC_STATUS" -eq 0 ] || die "the Dockerfile's build (swift build -c release --static-swift-stdlib) failed, see above"
+if [ "$ONE_BUILD" = 1 ]; then
+  step "b) release build: $BUILD_DIR, the Dockerfile's (--static-swift-stdlib), checked in f) too"
+else
+  step "b) release builds: $BUILD_DIR, and the Dockerfile's ($STATIC_BUILD_DIR, for f) beside it"
+  # The static build cannot reuse the other one's objects (SwiftPM puts -static-stdlib on every
+  # compile command, so one scratch path for both would rebuild everything at each switch), but a
+  # release build leaves part of a second core idle (long single-threaded frontend stretches), so
+  # side by side the two finish sooner than one after the other. It is waited for here, before
+  # any service starts, so that no compiler competes with the live checks.
+  setsid bash -c '
+    set -euo pipefail
+    "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product product-details
+    "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product catalog-stub
+  ' "$SWIFT" "$STATIC_BUILD_DIR" >"$WORK/static-build.out" 2>&1 &
+  groups+=($!)
+fi
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product product-details
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product catalog-stub
+BIN=$("$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --show-bin-path)
+if [ "$ONE_BUILD" = 0 ]; then
+  step "b) waiting for the Dockerfile's build ($STATIC_BUILD_DIR)"
+  STATIC_STATUS=0
+  wait "${groups[-1]}" || STATIC_STATUS=$?
+  cat "$WORK/static-build.out"
+  [ "$STATIC_STATUS" -eq 0 ] || die "the Dockerfile's build (swift build -c release --static-swift-stdlib) failed, see above"
+fi
 
 step "b) the live service"
 
@@ -215,7 +230,7 @@ echo "$LDD_OUT"
 
 # ---------------------------------------------------------------------------------------------
 step "h) the local fleet through nginx: FLEET_CHECK=1 scripts/fleet.sh"
-FLEET_OUT=$(FLEET_CHECK=1 BUILD_DIR="$BUILD_DIR" SWIFT="$SWIFT" scripts/fleet.sh 2>&1) || { echo "$FLEET_OUT"; die "the local fleet"; }
+FLEET_OUT=$(FLEET_CHECK=1 BUILD_DIR="$BUILD_DIR" RELEASE_FLAGS="${RELEASE_FLAGS:-}" SWIFT="$SWIFT" scripts/fleet.sh 2>&1) || { echo "$FLEET_OUT"; die "the local fleet"; }
 FLEET=$(grep -E "^fleet check:" <<<"$FLEET_OUT")
 echo "$FLEET"
 

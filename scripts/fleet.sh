@@ -15,6 +15,7 @@
 #                   six nodes, three masters with a replica each) instead of one redis-server;
 #                   REDIS_URL names the first master
 #   BUILD_DIR       SwiftPM scratch path of the release build (.build)
+#   RELEASE_FLAGS   more `swift build -c release` flags (none)
 #   SWIFT           the swift driver (swift)
 set -euo pipefail
 
@@ -22,6 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
+read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
 FLEET_SECONDS=${FLEET_SECONDS:-0}
 FLEET_LB=${FLEET_LB:-1}
 FLEET_CHECK=${FLEET_CHECK:-0}
@@ -33,9 +35,9 @@ TOOLS="$ROOT/scripts/contract/tools.py"
 die() { printf 'fleet: %s\n' "$*" >&2; exit 1; }
 
 if [ "$FLEET_LB" = 1 ]; then scripts/install-deps.sh redis-server nginx-light; else scripts/install-deps.sh redis-server; fi
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product product-details
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product catalog-stub
-BIN=$("$SWIFT" build -c release --scratch-path "$BUILD_DIR" --show-bin-path)
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product product-details
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product catalog-stub
+BIN=$("$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --show-bin-path)
 REDIS_SERVER=$(command -v redis-server || echo /usr/bin/redis-server)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 

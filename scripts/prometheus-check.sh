@@ -17,8 +17,9 @@
 # scripts/deploy/requirements.txt.
 #
 # Settings (environment):
-#   BUILD_DIR   SwiftPM scratch path of the release build under test (.build)
-#   SWIFT       the swift driver (swift)
+#   BUILD_DIR      SwiftPM scratch path of the release build under test (.build)
+#   RELEASE_FLAGS  more `swift build -c release` flags (none)
+#   SWIFT          the swift driver (swift)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ ROOT=$PWD
 VENV=$ROOT/.venv-deploy
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
+read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
 TOOLS="$ROOT/scripts/contract/tools.py"
 CHECK="$ROOT/scripts/prometheus/promcheck.py"
 TOKEN="prometheus-check-$RANDOM$RANDOM"
@@ -49,9 +51,9 @@ step "c) runbook sections"
 
 # ---------------------------------------------------------------------------------------------
 step "d) release build ($BUILD_DIR)"
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product product-details
-"$SWIFT" build -c release --scratch-path "$BUILD_DIR" --product catalog-stub
-BIN=$("$SWIFT" build -c release --scratch-path "$BUILD_DIR" --show-bin-path)
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product product-details
+"$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --product catalog-stub
+BIN=$("$SWIFT" build -c release "${RELEASE_FLAGS_LIST[@]}" --scratch-path "$BUILD_DIR" --show-bin-path)
 PY="$VENV/bin/python"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/prometheus-check.XXXXXX")

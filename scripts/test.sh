@@ -9,8 +9,8 @@
 #      failure there fails the run before any test
 #   3. swift build --build-tests -Xswiftc -warnings-as-errors
 #   4. scripts/swift-test.sh
-#   5. scripts/contract-test.sh
-#   6. scripts/prometheus-check.sh
+#   5. scripts/contract-test.sh, on the Dockerfile's release build (--static-swift-stdlib)
+#   6. scripts/prometheus-check.sh, on the same build
 #   7. scripts/fuzz.sh, FUZZ_SECONDS (10) per target
 # Debian packages are installed before the background job starts: two apt-get runs at once would
 # fight over dpkg's lock.
@@ -91,6 +91,10 @@ cat "$tools_log"
 
 step "swift-test"
 scripts/swift-test.sh "$@"
+
+# The release build under test is the Dockerfile's (--static-swift-stdlib): what ships is what the
+# live checks run, and one release build serves them all instead of two.
+export BUILD_DIR=.build/static-contract RELEASE_FLAGS=--static-swift-stdlib
 
 step "contract-test"
 scripts/contract-test.sh
