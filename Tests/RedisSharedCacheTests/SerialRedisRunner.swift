@@ -10,7 +10,8 @@ actor SerialRedisRunner: RedisCommandRunner {
     private let client: RawClient
     private var parser = RESPReplyParser()
     private var input: [UInt8] = []
-    /// Commands sent, by name (`EVAL` for scripts), for tests that count them.
+    /// Requests sent, by their command's name (`EVAL` for scripts, `MULTI` for transactions), for
+    /// tests that count them.
     private(set) var sent: [String] = []
     /// The actor is reentrant across the socket's awaits: one command at a time goes through
     /// this turnstile, so each reply reaches its own caller.
@@ -22,24 +23,33 @@ actor SerialRedisRunner: RedisCommandRunner {
     }
 
     func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
-        let command: RESPCommand
+        var commands: [RESPCommand]
         switch request {
         case .command(let plain):
-            command = plain
+            commands = [plain]
         case .script(let script, let keys, let arguments):
-            command = RESPCommand(arguments: ["EVAL", .string(script.body), .integer(Int64(keys.count))] + keys + arguments)
+            commands = [RESPCommand(arguments: ["EVAL", .string(script.body), .integer(Int64(keys.count))] + keys + arguments)]
+        case .transaction(let queued):
+            commands = [RESPCommand("MULTI")] + queued + [RESPCommand("EXEC")]
         case .asking:
             // A single server: nothing to ask.
             throw RedisClientError.protocolError
         }
-        if case .string(let name)? = command.arguments.first { sent.append(name) }
+        if case .string(let name)? = commands[0].arguments.first { sent.append(name) }
         var bytes: [UInt8] = []
-        command.encode(into: &bytes)
+        for command in commands {
+            command.encode(into: &bytes)
+        }
         await enter()
         defer { leave() }
         do {
             try await client.send(bytes)
-            return try await reply()
+            // A transaction's `OK` and `QUEUED`s come first; its `EXEC` answers last.
+            var last = try await reply()
+            for _ in 1..<commands.count {
+                last = try await reply()
+            }
+            return last
         } catch {
             throw RedisClientError.connectionLost
         }

@@ -1,3 +1,5 @@
+import RESP
+
 /// One request waiting for its reply, or waiting to be written while the connection opens.
 struct PendingCommand: Sendable {
     let id: RedisRequestID
@@ -11,8 +13,12 @@ struct PendingCommand: Sendable {
     var isAbandoned = false
     /// This is the `EVAL` sent after `NOSCRIPT`: its reply, whatever it is, goes to the caller.
     var isReload = false
-    /// Replies still to come before the request's own (`ASKING`'s), dropped as they come.
+    /// Replies still to come before the request's own (`ASKING`'s, a transaction's `OK` and
+    /// `QUEUED`s), dropped as they come.
     var leadingReplies: Int
+    /// The first of those that was an error: what the caller gets instead of the request's own
+    /// reply when that is an error too (a transaction's `EXECABORT` says only that one was).
+    var leadingError: RESPValue?
 
     init(id: RedisRequestID, request: RedisRequest, deadline: Duration, writtenAt: Duration) {
         self.id = id

@@ -1,3 +1,5 @@
+import RESP
+
 /// The requests of one connection in the order their replies will come.
 ///
 /// An array read from a moving head, so taking the oldest is O(1) and the storage is reused
@@ -14,11 +16,13 @@ struct PendingQueue: Sendable {
         storage.append(command)
     }
 
-    /// Takes one leading reply of the oldest request (`ASKING`'s) if it still awaits one: true
-    /// when the reply just read was that, to be dropped.
-    mutating func dropsLeadingReply() -> Bool {
+    /// Takes `reply` as a leading reply of the oldest request (``PendingCommand/leadingReplies``)
+    /// if it still awaits one, keeping it if it is the first error: true when it was, to be
+    /// dropped.
+    mutating func dropsLeadingReply(_ reply: RESPValue) -> Bool {
         guard !isEmpty, storage[head].leadingReplies > 0 else { return false }
         storage[head].leadingReplies -= 1
+        if storage[head].leadingError == nil, reply.errorMessage != nil { storage[head].leadingError = reply }
         return true
     }
 

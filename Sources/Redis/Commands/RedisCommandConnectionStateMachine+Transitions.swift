@@ -56,7 +56,7 @@ extension RedisCommandConnectionStateMachine {
             }
             return
         }
-        if inFlight.dropsLeadingReply() { return }
+        if inFlight.dropsLeadingReply(reply) { return }
         guard let command = inFlight.popFirst() else {
             connectionEnded(RedisClientError.protocolError.detailed("Redis sent a reply no command was waiting for."), now: now, into: &actions)
             return
@@ -68,13 +68,18 @@ extension RedisCommandConnectionStateMachine {
             reload.isReload = true
             reload.writtenAt = now
             reload.leadingReplies = command.request.leadingReplies
+            reload.leadingError = nil
             var bytes: [UInt8] = []
             command.request.encodeReload(into: &bytes)
             inFlight.append(reload)
             actions.append(.write(bytes))
             return
         }
-        actions.append(.succeed(command.id, reply))
+        if let leadingError = command.leadingError, reply.errorMessage != nil {
+            actions.append(.succeed(command.id, leadingError))
+        } else {
+            actions.append(.succeed(command.id, reply))
+        }
         closeIfDrained(into: &actions)
     }
 

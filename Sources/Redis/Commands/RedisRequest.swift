@@ -13,6 +13,11 @@ package enum RedisRequest: Sendable, Hashable {
     /// on the connection: a Redis Cluster node importing a slot serves the next command only
     /// after `ASKING`. The caller gets the request's reply; `ASKING`'s is read and dropped.
     indirect case asking(RedisRequest)
+    /// `MULTI`, the commands, `EXEC`, in one write: Redis runs the commands as one step, with no
+    /// script to run. The caller gets `EXEC`'s reply (an array of the commands' replies); when a
+    /// command was refused as it was queued (a Redis Cluster's `MOVED`, say), it gets that error
+    /// instead of the `EXECABORT` that follows, so a redirect is followed like any other.
+    case transaction([RESPCommand])
 
     /// Appends the command as first sent.
     func encode(into buffer: inout [UInt8]) {
@@ -24,14 +29,23 @@ package enum RedisRequest: Sendable, Hashable {
         case .asking(let request):
             RESPCommand("ASKING").encode(into: &buffer)
             request.encode(into: &buffer)
+        case .transaction(let commands):
+            Self.multi.encode(into: &buffer)
+            for command in commands {
+                command.encode(into: &buffer)
+            }
+            Self.exec.encode(into: &buffer)
         }
     }
+
+    private static let multi = RESPCommand("MULTI")
+    private static let exec = RESPCommand("EXEC")
 
     /// Appends the `EVAL` that replaces an `EVALSHA` Redis did not know: one command instead of
     /// `SCRIPT LOAD` + `EVALSHA`, since `EVAL` also caches the script for the next callers.
     func encodeReload(into buffer: inout [UInt8]) {
         switch self {
-        case .command:
+        case .command, .transaction:
             encode(into: &buffer)
         case .script(let script, let keys, let arguments):
             scriptCommand("EVAL", .string(script.body), keys, arguments).encode(into: &buffer)
@@ -43,16 +57,20 @@ package enum RedisRequest: Sendable, Hashable {
 
     var isScript: Bool {
         switch self {
-        case .command: false
+        case .command, .transaction: false
         case .script: true
         case .asking(let request): request.isScript
         }
     }
 
-    /// Replies that come before the request's own, read and dropped (`ASKING`'s).
+    /// Replies that come before the request's own, read and dropped (`ASKING`'s; `MULTI`'s and
+    /// each queued command's `QUEUED`).
     var leadingReplies: Int {
-        if case .asking(let request) = self { return 1 + request.leadingReplies }
-        return 0
+        switch self {
+        case .command, .script: 0
+        case .asking(let request): 1 + request.leadingReplies
+        case .transaction(let commands): 1 + commands.count
+        }
     }
 
     /// The key that names the request's hash slot on a Redis Cluster: a script's first key, or a
@@ -68,6 +86,8 @@ package enum RedisRequest: Sendable, Hashable {
             return keys.first
         case .asking(let request):
             return request.routingKey
+        case .transaction(let commands):
+            return commands.lazy.compactMap { RedisRequest.command($0).routingKey }.first
         }
     }
 
