@@ -71,6 +71,28 @@ struct RedisPageStoreTests {
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1"))) == .integer(0))
     }
 
+    /// A hit runs no script: one transaction reads the generation, the page, the lease and the
+    /// page's time to live (on this one-node cluster, so its keys share a slot); so does a look
+    /// while another replica loads. A miss runs the read script after it.
+    @Test func aHitOrALookWhileAnotherLoadsIsOneTransaction() async throws {
+        var sent = await redis.sent.count
+        let claim = try await claim("p1")
+        #expect(await Array(redis.sent[sent...]) == ["MULTI", "EVAL"])
+        sent = await redis.sent.count
+        #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        sent = await redis.sent.count
+        guard case .page(let page, let age, let generation) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the stored page")
+            return
+        }
+        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(page == Self.page())
+        #expect(age >= .zero && age < .seconds(5))
+        #expect(generation == claim.generation)
+    }
+
     /// A refresh (`no-cache`) takes the lease over a stored page without reading it, stores the
     /// new page at the current tokens, and gets nothing while another replica holds the lease.
     @Test func aLeaseOnlyReadTakesTheLeaseOverAStoredPageAndReplacesIt() async throws {
