@@ -41,15 +41,15 @@ bench:
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
 
-## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss] [LOGGED=1]
+## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss|l2] [LOGGED=1]
 bench-duel:
-	@scripts/install-deps.sh wrk nginx-light
+	@scripts/install-deps.sh wrk nginx-light redis-server
 	python3 bench/duel.py $(BEFORE) $(AFTER) --scenario $(or $(SCENARIO),hot) $(if $(LOGGED),--logged)
 
 ## Runtime calls per answer (malloc, swift_retain, swift_task_switch...) counted with uprobes; steady
-## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss]
+## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss|l2]
 bench-counts:
-	@scripts/install-deps.sh wrk nginx-light linux-perf
+	@scripts/install-deps.sh wrk nginx-light linux-perf redis-server
 	$(if $(DIR),,$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS))
 	python3 bench/counts.py $(or $(DIR),.build/release) --scenario $(or $(SCENARIO),hot)
 

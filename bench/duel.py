@@ -7,10 +7,14 @@ hits both alike; the scheduler splits the core fairly between them, so the ratio
 served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
 
     python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss]
-                          [--logged]
+                          [--logged]   (SCENARIO: hot, healthz, miss or l2)
 
 miss: cache off, 1,000 ids cycled, three upstream calls each to one nginx serving a static export
 of the stub's catalog (nginx pinned to CPU 1 with the wrks).
+
+l2: every answer an L2 hit: both services share a redis-server (pinned to CPU 1 with the wrks),
+each keeps one page in its L1 (bench/fleet.py's L2_READER), and every one of 5,000 pages is put in
+Redis before measuring; the cycle over the 5,000 ids then misses L1 every time.
 
 --logged: both services log every request (LOG_LEVEL=info, standard output to a file each), so
 the ratio is that of the whole request path with its log line; the log writer threads share
@@ -35,6 +39,7 @@ import tempfile
 import urllib.request
 
 from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
+from fleet import L2_READER, fill_shared, start_redis
 
 
 def cpu_seconds(pid):
@@ -50,7 +55,7 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--scenario", choices=["hot", "healthz", "miss"], default="hot")
+    parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "l2"], default="hot")
     parser.add_argument("--logged", action="store_true", help="both sides log every request to a file")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="pd-duel-")
@@ -60,7 +65,7 @@ def main():
                                      prefix=("taskset", "-c", "1"))
         started.append(stub)
         upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}
-        ids = [f"p{i}" for i in range(1, 1001 if args.scenario == "miss" else 101)]
+        ids = [f"p{i}" for i in range(1, {"miss": 1001, "l2": 5001}.get(args.scenario, 101))]
         if args.scenario == "miss":
             # nginx's worker drops to an unprivileged user: it must be able to read the export.
             os.chmod(work, 0o755)
@@ -70,6 +75,11 @@ def main():
             for pid in nginx.pids:
                 os.sched_setaffinity(pid, {1})
             upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
+        if args.scenario == "l2":
+            redis, redis_port = start_redis(work)
+            started.append(redis)
+            os.sched_setaffinity(redis.popen.pid, {1})
+            upstream.update({**L2_READER, "REDIS_URL": f"redis://127.0.0.1:{redis_port}"})
         ports = {}
         for side, directory in (("before", args.before), ("after", args.after)):
             logging = {"LOG_LEVEL": "info"} if args.logged else {}
@@ -83,6 +93,9 @@ def main():
             for port in ports.values():
                 for path in paths:  # all cached before measuring
                     urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
+        if args.scenario == "l2":
+            for port in ports.values():
+                fill_shared(port, ids)
         script = lua_paths(work, "paths.lua", paths)
         ratios = []
         cost_ratios = []
@@ -93,7 +106,7 @@ def main():
             for side, port in ports.items():
                 argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
                 url = f"http://127.0.0.1:{port}"
-                if args.scenario in ("hot", "miss"):
+                if args.scenario != "healthz":
                     argv += ["-s", script]
                 else:
                     url += "/healthz"

@@ -80,6 +80,23 @@ def start_redis(directory):
     raise RuntimeError(f"redis-server did not start (see {log})")
 
 
+# A replica whose every page request is an L2 hit once the pages are in Redis: its L1 keeps one
+# page, and an hour of freshness outlasts any run (an expired page would be a load).
+L2_READER = {"CACHE_MAX_ENTRIES": "1", "CACHE_TTL_SECONDS": "3600"}
+
+
+def fill_shared(port, ids):
+    """Asks the replica on `port` (L2_READER settings) for every id once, 16 at a time, so that
+    each page is in Redis; then checks that a page is answered from there."""
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(lambda i: get(f"http://127.0.0.1:{port}/products/{i}")[0], ids))
+    if any(status != 200 for status in statuses):
+        raise RuntimeError(f"fill: {sum(s != 200 for s in statuses)} of {len(ids)} pages were not 200")
+    _, headers, _ = get(f"http://127.0.0.1:{port}/products/{ids[0]}")
+    if not headers.get("Cache-Status", "").startswith("product-details-shared; hit"):
+        raise RuntimeError(f"fill: a filled page is not an L2 hit: {headers.get('Cache-Status')}")
+
+
 INVALIDATION_CHANNEL = "pd:v3:{invalidations}"
 CLUSTER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts/redis-cluster.sh")
 
