@@ -32,6 +32,9 @@ extension AppE2ETests {
                     #expect(keys > 50, "master \(master.port) holds \(keys) keys")
                 }
                 #expect(try await fleet.metric(0, "redis_cluster_masters") == 3)
+                // One loop: a command connection to each master, none to a replica.
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "master"]) == 3)
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "unmapped"]) == 0)
 
                 // A page read back elsewhere is a shared hit.
                 #expect(try await fleet.get(1, "/products/p3").cacheStatus.hasPrefix("product-details-shared; hit"))

@@ -13,6 +13,7 @@ extension AppE2ETests {
         @Test func aHerdSpreadOverThreeReplicasCallsEachUpstreamRouteOnce() async throws {
             try await withFleet { fleet in
                 try await fleet.herdCallsEachUpstreamRouteOnce(requests: 150)
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "master"]) == 1, "a single Redis is a master")
             }
         }
 
