@@ -112,14 +112,27 @@ final class Fleet: @unchecked Sendable {
         replicas[index] = try await Application.start(configuration: configuration)
     }
 
-    /// Sends one command to Redis over a connection of its own.
-    func redisCommand(_ arguments: RESPArgument...) async throws -> [UInt8] {
-        let connection = try RawClient(port: redis.port, readTimeoutSeconds: 10)
-        defer { connection.close() }
-        var bytes: [UInt8] = []
-        RESPCommand(arguments: arguments).encode(into: &bytes)
-        try await connection.send(bytes)
-        return try await connection.receiveSome()
+    /// Sends `command` to every Redis node (the one server, or the cluster's six), each over a
+    /// connection of its own; their replies, in the order of the ports.
+    func sendToEveryNode(_ command: RESPCommand) async throws -> [RESPValue] {
+        guard let cluster else {
+            let (port, password) = (redis.port, redis.password)
+            return try await RawClient.blocking { try BlockingRedisExchange.replies(port: port, password: password, [command]) }
+        }
+        var replies: [RESPValue] = []
+        for port in cluster.ports { replies.append(try await cluster.send(command, to: port)) }
+        return replies
+    }
+
+    /// Kills Redis: the one server, or every node of the cluster at once.
+    func killRedis() {
+        if let cluster { cluster.killAll() } else { redis.stop() }
+    }
+
+    /// Starts the killed Redis again on its ports; returns once it answers (a cluster: once it is
+    /// settled).
+    func restartRedis() async throws {
+        if let cluster { try await cluster.restartKilled() } else { try redis.restart() }
     }
 }
 
