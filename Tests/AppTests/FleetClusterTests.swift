@@ -56,13 +56,24 @@ extension AppE2ETests {
             }
         }
 
-        @Test func aKilledMasterLosesNoPageAndSharingResumesAfterItsFailover() async throws {
+        /// Which master a failover test kills.
+        enum Victim: Sendable {
+            /// One the client learned of from the map.
+            case learned
+            /// The seed, `REDIS_URL`'s node: the map is then read from the other nodes it knows.
+            case seed
+        }
+
+        @Test(arguments: [Victim.learned, .seed])
+        func aKilledMasterLosesNoPageAndSharingResumesAfterItsFailover(victim kind: Victim) async throws {
             try await withFleet(backend: .cluster) { fleet in
                 let cluster = try #require(fleet.cluster)
                 let masters = try await cluster.masters()
-                // Not the seed (REDIS_URL's node), nor the invalidation channel's master.
+                // Not the invalidation channel's master: the reshard test moves the subscription.
                 let channelSlot = RedisHashSlot.of("pd:v3:{invalidations}")
-                let victim = try #require(masters.first { $0.port != cluster.ports[0] && !$0.serves(slot: channelSlot) })
+                let victim = try #require(masters.first { master in
+                    !master.serves(slot: channelSlot) && (master.port == cluster.ports[0]) == (kind == .seed)
+                })
                 let traffic = Traffic(fleet: fleet)
                 let running = Task { try await traffic.run() }
                 await eventually(.live) { traffic.answered > 30 }
@@ -90,6 +101,11 @@ extension AppE2ETests {
                     return read.cacheStatus.hasPrefix("product-details-shared; hit")
                 }
                 #expect(resumed, "after \(tried) ids, the last: \(last)")
+                // One connection to each master again, the promoted one included; none held
+                // ready to a node out of the map.
+                try await fleet.eventuallyMetric(0, "redis_command_connections", ["role": "master"]) { $0 == 3 }
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "unmapped"]) == 0)
+                #expect(try await fleet.metric(0, "redis_cluster_masters") == 3)
             }
         }
 
