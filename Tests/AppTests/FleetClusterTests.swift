@@ -18,8 +18,11 @@ extension AppE2ETests {
             (5_000...10_000).lazy.map { "p\($0)" }.filter { master.serves(slot: RedisHashSlot.of($0)) }
         }
 
+        /// On a cluster that requires a password (`REDIS_URL=redis://:pw@…`): every node the
+        /// replicas learn of from the map is logged in to, the masters their pages go to and the
+        /// invalidation channel's master their subscription moves to.
         @Test func herdsInvalidationsAndKeysBehaveAsOnOneRedis() async throws {
-            try await withFleet(backend: .cluster) { fleet in
+            try await withFleet(backend: .cluster, password: "fleet-cluster-secret") { fleet in
                 let cluster = try #require(fleet.cluster)
                 try await fleet.herdCallsEachUpstreamRouteOnce(requests: 90)
 

@@ -137,15 +137,17 @@ final class Fleet: @unchecked Sendable {
 }
 
 /// Runs `body` against `count` replicas sharing a fresh `redis-server` (or a fresh loopback Redis
-/// Cluster) and one catalog stub. Teardown always runs.
+/// Cluster) and one catalog stub. With a `password`, every node requires it (`requirepass`, and
+/// `masterauth` on a cluster) and `REDIS_URL` gives it. Teardown always runs.
 func withFleet(
     replicas count: Int = 3,
     backend: FleetBackend = .single,
+    password: String? = nil,
     configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (Fleet) async throws -> Void
 ) async throws {
-    let server = backend == .single ? try await RedisServer.started() : nil
-    let cluster = backend == .cluster ? try await RedisClusterServers.started() : nil
+    let server = backend == .single ? try await RedisServer.started(password: password) : nil
+    let cluster = backend == .cluster ? try await RedisClusterServers.started(password: password) : nil
     let redisPort = server?.port ?? cluster?.ports[0] ?? 0
     let stubGroup = try EventLoopGroup(loopCount: 1)
     let stub = loopbackStub(group: stubGroup)
@@ -160,7 +162,7 @@ func withFleet(
         let stubPort = try await stub.start()
         configuration = baseConfiguration(stubPort: stubPort)
         configuration.loops = 1
-        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redisPort)
+        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redisPort, password: password)
         configure(&configuration)
         for _ in 0..<count {
             replicas.append(try await Application.start(configuration: configuration))
