@@ -167,12 +167,22 @@ package struct AppConfiguration: Sendable {
     }
 
     private static func readSharedCache(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {
-        if let text = reader.optionalString("REDIS_URL", "redis://[[user]:password@]host[:port][/db] shared by the replicas of a fleet (no TLS); unset runs a single node", secret: true) {
+        if let text = reader.optionalString("REDIS_URL", "redis://[[user]:password@]host[:port] shared by the replicas of a fleet (database 0, no TLS); unset runs a single node", secret: true) {
+            let url: RedisURL
             do {
-                config.redisURL = try RedisURL(parsing: text)
+                url = try RedisURL(parsing: text)
             } catch {
                 throw ConfigurationError(setting: "REDIS_URL", reason: error.detail)
             }
+            // Whether REDIS_URL names a cluster is known only once connected, and a cluster has
+            // database 0 only: refused here, the same URL cannot start on one Redis and fail on
+            // every node of a cluster later.
+            guard url.database == 0 else {
+                throw ConfigurationError(
+                    setting: "REDIS_URL",
+                    reason: "the database \(url.database) is not 0: the shared cache uses database 0 only, as a Redis Cluster has no other (leave out '/\(url.database)')")
+            }
+            config.redisURL = url
         }
         let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v3:", "prefix of every Redis key and channel; change the version when the stored format changes")
         // Braces would change the hash tags that keep each product's keys in one cluster slot.

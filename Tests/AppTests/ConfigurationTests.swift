@@ -1,5 +1,6 @@
 import App
 import ProductDetails
+import Redis
 import Testing
 import TestSupport
 
@@ -65,6 +66,8 @@ struct ConfigurationTests {
         (["HEDGE_MIN_DELAY_MS": "50", "HEDGE_MAX_DELAY_MS": "20"], "HEDGE_MAX_DELAY_MS"),
         (["REDIS_KEY_PREFIX": "pd:{v3}:"], "REDIS_KEY_PREFIX"),
         (["REDIS_KEY_PREFIX": "pd}"], "REDIS_KEY_PREFIX"),
+        (["REDIS_URL": "redis://127.0.0.1:6379/2"], "REDIS_URL"),
+        (["REDIS_URL": "redis://:pw@cache.internal/15"], "REDIS_URL"),
     ])
     func aBadValueNamesItsSetting(_ environment: [String: String], _ setting: String) {
         #expect {
@@ -73,6 +76,13 @@ struct ConfigurationTests {
             guard let error = error as? ConfigurationError else { return false }
             return error.setting == setting && error.description.contains(setting)
         }
+    }
+
+    /// A database other than 0 is refused above; 0, named or not, is the one used.
+    @Test(arguments: ["redis://127.0.0.1:6379", "redis://127.0.0.1:6379/", "redis://127.0.0.1:6379/0"])
+    func aRedisURLOnDatabase0IsAccepted(_ text: String) throws {
+        let configuration = try AppConfiguration.fromEnvironment(["REDIS_URL": text])
+        #expect(configuration.redisURL == RedisURL(host: "127.0.0.1", port: 6379))
     }
 
     /// The query used to be read as part of the port ("bad port").

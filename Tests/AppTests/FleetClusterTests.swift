@@ -18,8 +18,11 @@ extension AppE2ETests {
             (5_000...10_000).lazy.map { "p\($0)" }.filter { master.serves(slot: RedisHashSlot.of($0)) }
         }
 
+        /// On a cluster that requires a password (`REDIS_URL=redis://:pw@…`): every node the
+        /// replicas learn of from the map is logged in to, the masters their pages go to and the
+        /// invalidation channel's master their subscription moves to.
         @Test func herdsInvalidationsAndKeysBehaveAsOnOneRedis() async throws {
-            try await withFleet(backend: .cluster) { fleet in
+            try await withFleet(backend: .cluster, password: "fleet-cluster-secret") { fleet in
                 let cluster = try #require(fleet.cluster)
                 try await fleet.herdCallsEachUpstreamRouteOnce(requests: 90)
 
@@ -32,6 +35,9 @@ extension AppE2ETests {
                     #expect(keys > 50, "master \(master.port) holds \(keys) keys")
                 }
                 #expect(try await fleet.metric(0, "redis_cluster_masters") == 3)
+                // One loop: a command connection to each master, none to a replica.
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "master"]) == 3)
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "unmapped"]) == 0)
 
                 // A page read back elsewhere is a shared hit.
                 #expect(try await fleet.get(1, "/products/p3").cacheStatus.hasPrefix("product-details-shared; hit"))
@@ -53,13 +59,24 @@ extension AppE2ETests {
             }
         }
 
-        @Test func aKilledMasterLosesNoPageAndSharingResumesAfterItsFailover() async throws {
+        /// Which master a failover test kills.
+        enum Victim: Sendable {
+            /// One the client learned of from the map.
+            case learned
+            /// The seed, `REDIS_URL`'s node: the map is then read from the other nodes it knows.
+            case seed
+        }
+
+        @Test(arguments: [Victim.learned, .seed])
+        func aKilledMasterLosesNoPageAndSharingResumesAfterItsFailover(victim kind: Victim) async throws {
             try await withFleet(backend: .cluster) { fleet in
                 let cluster = try #require(fleet.cluster)
                 let masters = try await cluster.masters()
-                // Not the seed (REDIS_URL's node), nor the invalidation channel's master.
+                // Not the invalidation channel's master: the reshard test moves the subscription.
                 let channelSlot = RedisHashSlot.of("pd:v3:{invalidations}")
-                let victim = try #require(masters.first { $0.port != cluster.ports[0] && !$0.serves(slot: channelSlot) })
+                let victim = try #require(masters.first { master in
+                    !master.serves(slot: channelSlot) && (master.port == cluster.ports[0]) == (kind == .seed)
+                })
                 let traffic = Traffic(fleet: fleet)
                 let running = Task { try await traffic.run() }
                 await eventually(.live) { traffic.answered > 30 }
@@ -87,6 +104,11 @@ extension AppE2ETests {
                     return read.cacheStatus.hasPrefix("product-details-shared; hit")
                 }
                 #expect(resumed, "after \(tried) ids, the last: \(last)")
+                // One connection to each master again, the promoted one included; none held
+                // ready to a node out of the map.
+                try await fleet.eventuallyMetric(0, "redis_command_connections", ["role": "master"]) { $0 == 3 }
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "unmapped"]) == 0)
+                #expect(try await fleet.metric(0, "redis_cluster_masters") == 3)
             }
         }
 

@@ -3,6 +3,7 @@ import CatalogStub
 import Foundation
 import HTTPClient
 import PureTestSupport
+import RESP
 import Testing
 import TestSupport
 
@@ -13,6 +14,7 @@ extension AppE2ETests {
         @Test func aHerdSpreadOverThreeReplicasCallsEachUpstreamRouteOnce() async throws {
             try await withFleet { fleet in
                 try await fleet.herdCallsEachUpstreamRouteOnce(requests: 150)
+                #expect(try await fleet.metric(0, "redis_command_connections", ["role": "master"]) == 1, "a single Redis is a master")
             }
         }
 
@@ -81,12 +83,16 @@ extension AppE2ETests {
             }
         }
 
-        @Test func redisFrozenThenKilledCostsNoErrorsAndSharingResumes() async throws {
-            try await withFleet(replicas: 2, configure: {
-                $0.sharedCache.timeout = .seconds(1)
-                $0.sharedCache.breakerFailures = 3
-                $0.sharedCache.breakerOpenFor = .seconds(2)
-            }) { fleet in
+        /// A short Redis time-out and breaker, so a Redis fault opens the breaker within a few
+        /// pages and its probe comes soon after Redis returns.
+        private static func quickBreaker(_ configuration: inout AppConfiguration) {
+            configuration.sharedCache.timeout = .seconds(1)
+            configuration.sharedCache.breakerFailures = 3
+            configuration.sharedCache.breakerOpenFor = .seconds(2)
+        }
+
+        @Test func redisFrozenCostsNoErrorsAndSharingResumes() async throws {
+            try await withFleet(replicas: 2, configure: Self.quickBreaker) { fleet in
                 fleet.redis.freeze()
                 // Each request pays one Redis timeout until the breaker opens.
                 for index in 0..<3 {
@@ -107,12 +113,19 @@ extension AppE2ETests {
                 #expect(try await fleet.metric(0, "redis_commands_total", ["outcome": "timeout"]) <= commands + 1)
                 fleet.redis.thaw()
                 try await expectSharingResumes(fleet, id: "p40")
+            }
+        }
 
-                fleet.redis.stop()
+        /// On a cluster, all six nodes killed at once: the single-node behaviour, as with one Redis.
+        @Test(arguments: [FleetBackend.single, .cluster])
+        func redisKilledCostsNoErrorsAndSharingResumes(backend: FleetBackend) async throws {
+            try await withFleet(replicas: 2, backend: backend, configure: Self.quickBreaker) { fleet in
+                try await expectSharingResumes(fleet, id: "p45")
+                fleet.killRedis()
                 for index in 0..<6 {
                     #expect(try await fleet.get(0, "/products/p5\(index)").status == 200)
                 }
-                try fleet.redis.restart()
+                try await fleet.restartRedis()
                 try await expectSharingResumes(fleet, id: "p60")
             }
         }
@@ -132,12 +145,15 @@ extension AppE2ETests {
             }
         }
 
-        @Test func aKilledSubscriptionDropsTheLocalCacheWhenItResubscribes() async throws {
-            try await withFleet(replicas: 1) { fleet in
+        /// On a cluster the subscription is on the invalidation channel's master, whichever the
+        /// seed is: it is looked for on every node.
+        @Test(arguments: [FleetBackend.single, .cluster])
+        func aKilledSubscriptionDropsTheLocalCacheWhenItResubscribes(backend: FleetBackend) async throws {
+            try await withFleet(replicas: 1, backend: backend) { fleet in
                 _ = try await fleet.get(0, "/products/p11")
                 #expect(try await fleet.get(0, "/products/p11").isHit)
-                let killed = try await fleet.redisCommand("CLIENT", "KILL", "TYPE", "pubsub")
-                #expect(String(decoding: killed, as: UTF8.self) == ":1\r\n")
+                let killed = try await fleet.sendToEveryNode(RESPCommand("CLIENT", "KILL", "TYPE", "pubsub"))
+                #expect(killed.map { $0.integer ?? -1 }.reduce(0, +) == 1, "\(killed)")
                 try await fleet.eventuallyMetric(0, "l1_flushes_total", ["reason": "resubscribed"]) { $0 == 1 }
                 #expect(try await fleet.metric(0, "redis_subscriber_connected") == 1)
                 try await eventually(.live) { try await fleet.get(0, "/products/p11").cacheStatus.hasPrefix("product-details-shared; hit") }

@@ -112,27 +112,42 @@ final class Fleet: @unchecked Sendable {
         replicas[index] = try await Application.start(configuration: configuration)
     }
 
-    /// Sends one command to Redis over a connection of its own.
-    func redisCommand(_ arguments: RESPArgument...) async throws -> [UInt8] {
-        let connection = try RawClient(port: redis.port, readTimeoutSeconds: 10)
-        defer { connection.close() }
-        var bytes: [UInt8] = []
-        RESPCommand(arguments: arguments).encode(into: &bytes)
-        try await connection.send(bytes)
-        return try await connection.receiveSome()
+    /// Sends `command` to every Redis node (the one server, or the cluster's six), each over a
+    /// connection of its own; their replies, in the order of the ports.
+    func sendToEveryNode(_ command: RESPCommand) async throws -> [RESPValue] {
+        guard let cluster else {
+            let (port, password) = (redis.port, redis.password)
+            return try await RawClient.blocking { try BlockingRedisExchange.replies(port: port, password: password, [command]) }
+        }
+        var replies: [RESPValue] = []
+        for port in cluster.ports { replies.append(try await cluster.send(command, to: port)) }
+        return replies
+    }
+
+    /// Kills Redis: the one server, or every node of the cluster at once.
+    func killRedis() {
+        if let cluster { cluster.killAll() } else { redis.stop() }
+    }
+
+    /// Starts the killed Redis again on its ports; returns once it answers (a cluster: once it is
+    /// settled).
+    func restartRedis() async throws {
+        if let cluster { try await cluster.restartKilled() } else { try redis.restart() }
     }
 }
 
 /// Runs `body` against `count` replicas sharing a fresh `redis-server` (or a fresh loopback Redis
-/// Cluster) and one catalog stub. Teardown always runs.
+/// Cluster) and one catalog stub. With a `password`, every node requires it (`requirepass`, and
+/// `masterauth` on a cluster) and `REDIS_URL` gives it. Teardown always runs.
 func withFleet(
     replicas count: Int = 3,
     backend: FleetBackend = .single,
+    password: String? = nil,
     configure: (inout AppConfiguration) -> Void = { _ in },
     _ body: (Fleet) async throws -> Void
 ) async throws {
-    let server = backend == .single ? try await RedisServer.started() : nil
-    let cluster = backend == .cluster ? try await RedisClusterServers.started() : nil
+    let server = backend == .single ? try await RedisServer.started(password: password) : nil
+    let cluster = backend == .cluster ? try await RedisClusterServers.started(password: password) : nil
     let redisPort = server?.port ?? cluster?.ports[0] ?? 0
     let stubGroup = try EventLoopGroup(loopCount: 1)
     let stub = loopbackStub(group: stubGroup)
@@ -147,7 +162,7 @@ func withFleet(
         let stubPort = try await stub.start()
         configuration = baseConfiguration(stubPort: stubPort)
         configuration.loops = 1
-        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redisPort)
+        configuration.redisURL = RedisURL(host: "127.0.0.1", port: redisPort, password: password)
         configure(&configuration)
         for _ in 0..<count {
             replicas.append(try await Application.start(configuration: configuration))

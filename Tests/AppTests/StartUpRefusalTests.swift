@@ -51,7 +51,7 @@ import Glibc
     }
 
     /// A reason that came as a sentence (the Redis URL parser's) used to end in "..".
-    @Test(arguments: ["REDIS_URL=foo://x", "UPSTREAM_URL=ftp://x", "PORT=abc", "LOG_LEVEL=loud"])
+    @Test(arguments: ["REDIS_URL=foo://x", "REDIS_URL=redis://:pw@127.0.0.1:1/3", "UPSTREAM_URL=ftp://x", "PORT=abc", "LOG_LEVEL=loud"])
     func aStartUpErrorIsOneLineEndingInOnePeriod(_ setting: String) throws {
         let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
         var environment = ["HOST": "127.0.0.1", "PORT": "0"]

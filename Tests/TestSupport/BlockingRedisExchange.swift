@@ -5,9 +5,9 @@ import RESP
 /// commands go out in one write, `AUTH` first when there is a password, and their replies come
 /// back in order, read with the project's RESP parser. Redirects and error replies are the
 /// caller's to read.
-enum BlockingRedisExchange {
+package enum BlockingRedisExchange {
     /// The replies to `commands`; `AUTH`'s is not among them: it is checked here.
-    static func replies(port: Int, password: String?, _ commands: [RESPCommand]) throws -> [RESPValue] {
+    package static func replies(port: Int, password: String?, _ commands: [RESPCommand]) throws -> [RESPValue] {
         let client = try RawClient(port: port, readTimeoutSeconds: 10)
         defer { client.close() }
         let sent = (password.map { [RESPCommand("AUTH", .string($0))] } ?? []) + commands

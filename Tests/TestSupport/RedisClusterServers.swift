@@ -28,7 +28,10 @@ package final class RedisClusterServers: Sendable {
     package let nodeTimeout: Duration
     /// The client ports of the six nodes, ascending.
     package let ports: [Int]
-    private let processes: [Int: SpawnedProcess]
+    /// Each node's process, by port: a restarted node gets a new one.
+    private let processes: Locked<[Int: SpawnedProcess]>
+    /// Each node's cluster bus port, by port: a restarted node must answer on the same one.
+    private let busPorts: [Int: Int]
     private let folder: URL
     /// Ports of the nodes killed and of those frozen: asking them would fail or hang.
     private let unreachable = Locked<(killed: Set<Int>, frozen: Set<Int>)>(([], []))
@@ -46,13 +49,16 @@ package final class RedisClusterServers: Sendable {
         self.nodeTimeout = nodeTimeout
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pd-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let nodes: [Int: (process: SpawnedProcess, busPort: Int)]
         do {
-            processes = try Self.launchNodes(executable: server, password: password, nodeTimeout: nodeTimeout, folder: folder)
+            nodes = try Self.launchNodes(executable: server, password: password, nodeTimeout: nodeTimeout, folder: folder)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
-        ports = processes.keys.sorted()
+        processes = Locked(nodes.mapValues(\.process))
+        busPorts = nodes.mapValues(\.busPort)
+        ports = nodes.keys.sorted()
         // Every stored property is set: a throw from here on runs `deinit`, which stops the nodes.
         _ = try runCLI(cli, ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "1", "--cluster-yes"], timeout: .seconds(120))
         _ = try waitBlocking(within: settleWithin, for: "the new cluster to settle") { try settledView() }
@@ -71,10 +77,11 @@ package final class RedisClusterServers: Sendable {
 
     /// Kills every node (SIGKILL works on a frozen one too) and waits for them.
     package func stop() {
-        for process in processes.values where process.isRunning {
+        let running = processes.withLock { Array($0.values) }
+        for process in running where process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
         }
-        for process in processes.values {
+        for process in running {
             RedisServer.waitForDeath(of: process.processIdentifier)
         }
     }
@@ -121,23 +128,53 @@ package final class RedisClusterServers: Sendable {
 
     /// Kills `node` (SIGKILL: no goodbye to the cluster) and waits until it is gone.
     package func kill(_ node: RedisClusterNode) {
-        guard let process = processes[node.port] else { return }
-        unreachable.withLock { _ = $0.killed.insert(node.port) }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        RedisServer.waitForDeath(of: process.processIdentifier)
+        kill(ports: [node.port])
+    }
+
+    /// Kills every node at once: the whole cluster lost, none of them marking another failed.
+    package func killAll() {
+        kill(ports: ports)
+    }
+
+    private func kill(ports killed: [Int]) {
+        let victims = processes.withLock { running in killed.compactMap { running[$0] } }
+        unreachable.withLock { $0.killed.formUnion(killed) }
+        for process in victims { Glibc.kill(process.processIdentifier, SIGKILL) }
+        for process in victims { RedisServer.waitForDeath(of: process.processIdentifier) }
+    }
+
+    /// Starts every killed node again on its ports, with its cluster configuration file (its id,
+    /// role and the other nodes), and waits until the cluster is settled. With no persistence a
+    /// node comes back empty; a replica copies its master again.
+    package func restartKilled(within limit: Duration = .seconds(60)) async throws {
+        guard let executable = RedisServer.executable else { throw RedisClusterServersError.notInstalled }
+        try await RawClient.blocking { [self] in
+            let killed = unreachable.withLock { $0.killed }.sorted()
+            for port in killed {
+                let arguments = Self.nodeArguments(
+                    port: port, busPort: busPorts[port] ?? 0, password: password, nodeTimeout: nodeTimeout, folder: folder)
+                let process = try SpawnedProcess(executable: executable, arguments: arguments)
+                processes.withLock { $0[port] = process }
+                guard try RedisServer.waitUntilAnswering(port: port, process: process, password: password) else {
+                    throw RedisClusterServersError.didNotStart("port \(port) was taken while the node was down")
+                }
+                unreachable.withLock { _ = $0.killed.remove(port) }
+            }
+            _ = try waitBlocking(within: limit, for: "the restarted cluster to settle") { try settledView() }
+        }
     }
 
     /// Suspends `node` (SIGSTOP): its connections stay open and nothing answers, so the others
     /// take it for failed after `nodeTimeout`.
     package func freeze(_ node: RedisClusterNode) {
-        guard let process = processes[node.port] else { return }
+        guard let process = processes.withLock({ $0[node.port] }) else { return }
         unreachable.withLock { _ = $0.frozen.insert(node.port) }
         Glibc.kill(process.processIdentifier, SIGSTOP)
     }
 
     /// Resumes a frozen node: a master failed over meanwhile rejoins as a replica.
     package func thaw(_ node: RedisClusterNode) {
-        guard let process = processes[node.port] else { return }
+        guard let process = processes.withLock({ $0[node.port] }) else { return }
         Glibc.kill(process.processIdentifier, SIGCONT)
         unreachable.withLock { _ = $0.frozen.remove(node.port) }
     }
@@ -180,9 +217,11 @@ package final class RedisClusterServers: Sendable {
 
     // MARK: - Starting
 
-    private static func launchNodes(executable: String, password: String?, nodeTimeout: Duration, folder: URL) throws -> [Int: SpawnedProcess] {
-        var running: [Int: SpawnedProcess] = [:]
-        var launched: [(port: Int, process: SpawnedProcess)] = []
+    private static func launchNodes(
+        executable: String, password: String?, nodeTimeout: Duration, folder: URL
+    ) throws -> [Int: (process: SpawnedProcess, busPort: Int)] {
+        var running: [Int: (process: SpawnedProcess, busPort: Int)] = [:]
+        var launched: [(port: Int, busPort: Int, process: SpawnedProcess)] = []
         // Every port probed, so that no two nodes are handed the same one and one another process
         // took is not tried again.
         var probed: Set<Int> = []
@@ -200,12 +239,13 @@ package final class RedisClusterServers: Sendable {
                 launched = []
                 for _ in running.count..<size {
                     let port = try freshPort()
-                    let arguments = nodeArguments(port: port, busPort: try freshPort(), password: password, nodeTimeout: nodeTimeout, folder: folder)
-                    launched.append((port, try SpawnedProcess(executable: executable, arguments: arguments)))
+                    let busPort = try freshPort()
+                    let arguments = nodeArguments(port: port, busPort: busPort, password: password, nodeTimeout: nodeTimeout, folder: folder)
+                    launched.append((port, busPort, try SpawnedProcess(executable: executable, arguments: arguments)))
                 }
-                for (port, process) in launched {
+                for (port, busPort, process) in launched {
                     if try RedisServer.waitUntilAnswering(port: port, process: process, password: password) {
-                        running[port] = process
+                        running[port] = (process, busPort)
                     } else {
                         Glibc.kill(process.processIdentifier, SIGKILL)
                         RedisServer.waitForDeath(of: process.processIdentifier)
@@ -215,14 +255,14 @@ package final class RedisClusterServers: Sendable {
                 launched = []
             }
         } catch {
-            for process in Array(running.values) + launched.map(\.process) {
+            for process in running.values.map(\.process) + launched.map(\.process) {
                 Glibc.kill(process.processIdentifier, SIGKILL)
                 RedisServer.waitForDeath(of: process.processIdentifier)
             }
             throw error
         }
         guard running.count == size else {
-            for process in running.values {
+            for (process, _) in running.values {
                 Glibc.kill(process.processIdentifier, SIGKILL)
                 RedisServer.waitForDeath(of: process.processIdentifier)
             }

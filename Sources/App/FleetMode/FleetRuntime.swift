@@ -35,6 +35,7 @@ final class FleetRuntime: Sendable {
         var commandSettings = RedisCommandConnectionConfiguration()
         commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
         client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: telemetry.redisObserver)
+        telemetry.metrics.countConnections(of: client)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.
         let longestPage = max(serviceSettings.ttl, serviceSettings.notFoundTTL) + max(serviceSettings.staleIfError, serviceSettings.staleWhileRevalidate)
         let store = RedisPageStore(

@@ -21,8 +21,11 @@ final class SharedCacheMetrics: Sendable {
     private let refreshes: [String: Counter]
     private let masters: Gauge
     private let uncoveredSlots: Gauge
+    /// Kept to point `redis_command_connections` at the client once it exists.
+    private let registry: MetricsRegistry
 
     init(registry: MetricsRegistry) {
+        self.registry = registry
         let scopes = InvalidationScope.oneOfEachLabel.map { ($0.label, $0.label) }
         func counters<Key: Hashable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> [Key: Counter] {
             Dictionary(uniqueKeysWithValues: keys.map { key, value in
@@ -50,6 +53,24 @@ final class SharedCacheMetrics: Sendable {
             "result", ["changed", "unchanged", "failed"].map { ($0, $0) })
         masters = registry.gauge("redis_cluster_masters", help: "Masters in the Redis Cluster's slot map as last read; 0 on a single Redis.")
         uncoveredSlots = registry.gauge("redis_cluster_uncovered_slots", help: "Hash slots no master serves in the slot map as last read (commands for them fail).")
+        countConnections { [:] }
+    }
+
+    /// Counts `client`'s command connections from now on. The client is made after these metrics
+    /// (its observer reports to them), so until then the series read 0.
+    func countConnections(of client: RedisClient) {
+        countConnections { client.readyConnections() }
+    }
+
+    private func countConnections(_ read: @escaping @Sendable () -> [RedisNodeRole: Int]) {
+        for role in RedisNodeRole.allCases {
+            // Registered again, a read gauge takes the new closure.
+            registry.gauge(
+                "redis_command_connections",
+                help: "Redis command connections ready now, by their node's role in the slot map as last read (a single Redis is a master; unmapped: a node no map names).",
+                labels: [("role", role.rawValue)]
+            ) { Double(read()[role] ?? 0) }
+        }
     }
 
     func sharedRead(_ result: SharedReadResult) { reads[result]?.increment() }

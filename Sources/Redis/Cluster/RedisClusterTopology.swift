@@ -38,6 +38,25 @@ package struct RedisClusterTopology: Sendable {
         return map.master(forSlot: slot) ?? seed
     }
 
+    /// `node`'s role in the map as last read; a single server is a master.
+    package func role(of node: RedisNodeAddress) -> RedisNodeRole {
+        switch mode {
+        case .unknown: return .unmapped
+        case .single: return node == seed ? .master : .unmapped
+        case .cluster:
+            guard let map else { return .unmapped }
+            if map.masters.contains(node) { return .master }
+            return map.replicas.contains { $0.contains(node) } ? .replica : .unmapped
+        }
+    }
+
+    /// `nodes` (a node once per connection) counted by ``role(of:)``; every role is a key.
+    package func countByRole(_ nodes: some Sequence<RedisNodeAddress>) -> [RedisNodeRole: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: RedisNodeRole.allCases.map { ($0, 0) })
+        for node in nodes { counts[role(of: node), default: 0] += 1 }
+        return counts
+    }
+
     /// A redirect came back: a `MOVED` fixes its slot at once and asks for a refresh (the rest
     /// of the moved range likely moved too); an `ASK` changes nothing (a migration in progress).
     package mutating func redirected(_ redirect: RedisRedirect) {

@@ -85,6 +85,19 @@ package final class RedisClient: RedisCommandRunner {
             || connections.contains { loop in loop.table.withLock { $0.values.contains { $0.ready.load(ordering: .relaxed) } } }
     }
 
+    /// The command connections whose handshake is done, by their node's role in the map as last
+    /// read: one per loop and master when all is well. A connection to a node that is down is not
+    /// ready, so it counts nowhere.
+    package func readyConnections() -> [RedisNodeRole: Int] {
+        var nodes = seedConnections.filter { $0.ready.load(ordering: .relaxed) }.map { _ in seed }
+        for loop in connections {
+            loop.table.withLock { table in
+                for (node, connection) in table where connection.ready.load(ordering: .relaxed) { nodes.append(node) }
+            }
+        }
+        return topology.withLock { $0.countByRole(nodes) }
+    }
+
     /// Whether Redis is a cluster, a single server, or not known yet.
     package var mode: RedisClusterTopology.Mode {
         topology.withLock { $0.mode }

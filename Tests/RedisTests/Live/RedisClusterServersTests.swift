@@ -86,6 +86,12 @@ struct RedisClusterServersTests {
         let slots = try await clusterSlots(of: cluster, asking: heir.port)
         #expect(slots.filter { $0.value.first == heir.port }.keys.reduce(0) { $0 + $1.count } == master.slotCount)
         #expect(!slots.values.contains { $0.contains(master.port) }, "the dead master serves nothing")
+
+        // Started again on its ports with its node file, it rejoins as the heir's replica.
+        try await cluster.restartKilled()
+        let rejoined = try #require(try await cluster.nodes().first { $0.id == master.id })
+        #expect(rejoined.port == master.port && rejoined.busPort == master.busPort)
+        #expect(rejoined.role == .replica && rejoined.masterID == heir.id && !rejoined.failed, "\(rejoined)")
     }
 
     @Test func aReshardOf1000SlotsMovesThemAndTheirKeysOnAClusterWithAPassword() async throws {

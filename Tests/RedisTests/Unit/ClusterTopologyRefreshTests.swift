@@ -10,14 +10,15 @@ struct ClusterTopologyRefreshTests {
     let b = RedisNodeAddress(host: "b", port: 7002)
 
     /// Two masters: slots 0-8191 on `a` (replica `b`... not here), 8192-16383 on `b`.
-    func map(_ first: RedisNodeAddress, _ second: RedisNodeAddress) throws -> RedisSlotMap {
-        func node(_ address: RedisNodeAddress) -> RESPValue {
-            .array([.bulkString(Array((address.host ?? "").utf8)), .integer(Int64(address.port)), .bulkString(wire("id"))])
-        }
-        return try RedisSlotMap(clusterSlots: .array([
-            .array([.integer(0), .integer(8191), node(first)]),
+    func map(_ first: RedisNodeAddress, _ second: RedisNodeAddress, replica: RedisNodeAddress? = nil) throws -> RedisSlotMap {
+        try RedisSlotMap(clusterSlots: .array([
+            .array([.integer(0), .integer(8191), node(first)] + (replica.map { [node($0)] } ?? [])),
             .array([.integer(8192), .integer(16383), node(second)]),
         ]), asked: seed)
+    }
+
+    func node(_ address: RedisNodeAddress) -> RESPValue {
+        .array([.bulkString(Array((address.host ?? "").utf8)), .integer(Int64(address.port)), .bulkString(wire("id"))])
     }
 
     @Test func untilTheMapIsKnownEverythingGoesToTheSeed() {
@@ -60,6 +61,25 @@ struct ClusterTopologyRefreshTests {
         #expect(topology.refreshToStart(now: ms(200)) == [a, b, seed])
         topology.refreshFailed(now: ms(250))
         #expect(topology.refreshToStart(now: ms(300)) == [a, b, seed])
+    }
+
+    /// The connections gauge's labels: what each node is in the map as last read.
+    @Test func connectionsAreCountedByTheirNodesRoleInTheLastMap() throws {
+        var topology = RedisClusterTopology(seed: seed)
+        #expect(topology.countByRole([seed, seed]) == [.master: 0, .replica: 0, .unmapped: 2], "no map read yet")
+        _ = topology.refreshToStart(now: .zero)
+        let replica = RedisNodeAddress(host: "r", port: 7003)
+        topology.refreshed(try map(a, b, replica: replica), now: ms(1))
+        #expect(topology.countByRole([a, a, b, replica, seed]) == [.master: 3, .replica: 1, .unmapped: 1])
+        #expect(topology.countByRole([]) == [.master: 0, .replica: 0, .unmapped: 0])
+        // A failover: the seed serves what `a` served, and `a`, gone, is in no map.
+        topology.refreshed(try map(seed, b), now: ms(2))
+        #expect(topology.countByRole([seed, a, replica]) == [.master: 1, .replica: 0, .unmapped: 2])
+
+        var single = RedisClusterTopology(seed: seed)
+        _ = single.refreshToStart(now: .zero)
+        single.notACluster(now: ms(1))
+        #expect(single.countByRole([seed, seed]) == [.master: 2, .replica: 0, .unmapped: 0], "a single Redis is a master")
     }
 
     @Test func aSingleServerIsNeverAskedAgain() {
