@@ -97,7 +97,8 @@ package final class Application: Sendable {
             breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
         let service = ProductDetailsService(
             products: upstreams, reviews: upstreams, suggestions: upstreams, settings: configuration.service,
-            time: time, events: events, shared: fleet?.shared)
+            time: time, events: events, shared: fleet?.shared,
+            compressor: LoopDeflaters(group: group, level: LoopDeflaters.pageLevel))
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         let front = AppRoutes.front(
