@@ -103,6 +103,8 @@ package final class Application: Sendable {
         let readiness = Readiness()
         let front = AppRoutes.front(
             service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
+            compression: ResponseCompression(
+                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: configuration.service.gzipMinBytes),
             surrogateKeyHeader: configuration.surrogateKeyHeader,
             fleet: fleet, time: time)
         let server = HTTPServer(

@@ -10,10 +10,13 @@ struct ProductRoutes {
     let service: ProductDetailsService
     /// `SURROGATE_KEY_HEADER`: a page lists the ids it shows under this name.
     var surrogateKeyHeader: String?
+    /// Gzips a batch on the fly for a client that accepts it (a page's variant is stored).
+    let compression: ResponseCompression
 
     func register(in router: inout Router) {
         let service = self.service
         let surrogateKeyHeader = self.surrogateKeyHeader
+        let compression = self.compression
         // One cache look-up, on the loop thread: a fresh page is answered at once; anything else
         // goes on from that look-up in a task.
         router.add(.get, "/products/{id}", responder: { request, context in
@@ -49,7 +52,9 @@ struct ProductRoutes {
             do throws(ProductDetailsError) {
                 let results = try await service.details(
                     ids: ids, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
-                return .json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
+                var response = HTTPResponse.json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
+                compression.negotiate(&response, for: request)
+                return response
             } catch {
                 return Self.problem(error, record: record)
             }

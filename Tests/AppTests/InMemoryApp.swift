@@ -62,6 +62,8 @@ struct InMemoryApp {
             upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor, events: events)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
+            compression: ResponseCompression(
+                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: settings.gzipMinBytes),
             surrogateKeyHeader: surrogateKeyHeader, time: time)
     }
 
