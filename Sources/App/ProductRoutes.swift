@@ -44,8 +44,10 @@ struct ProductRoutes {
             // An empty value is one empty id, so one invalid item: `ids` is an array of strings
             // in the contract, and an invalid id is that item's problem, not the batch's.
             guard values.count == 1, let list = values.first else {
-                return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
+                var response = ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
                     .response(headers: ["Cache-Control": "no-store"])
+                compression.negotiate(&response, for: request)
+                return response
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let record = context.record

@@ -32,6 +32,8 @@ struct OnTheFlyCompressionTests {
             let reply = try await app.request("/products?ids=p1,p2", headers: [("Accept-Encoding", "gzip")])
             #expect(reply.status == 200 && reply.header("Content-Encoding") == nil && reply.header("Vary") == "Accept-Encoding")
             _ = try JSONValue.parse(reply.response.body)
+            let refused = try await app.request("/products", headers: [("Accept-Encoding", "gzip")])
+            #expect(refused.status == 400 && refused.header("Vary") == "Accept-Encoding" && refused.header("Content-Encoding") == nil)
         }
     }
 
