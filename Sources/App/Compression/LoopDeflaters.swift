@@ -8,8 +8,9 @@ import ProductDetails
 /// Off the group's loops (the in-memory route tests, a task that outlived its loop) a body gets
 /// a stream of its own: correct, only dearer, and production work runs on the loops.
 final class LoopDeflaters: PageCompressor {
-    /// Cached pages are compressed once and sent many times: zlib's default level, whose bodies
-    /// are the smallest for about the CPU of level 1 on pages (bench/HISTORY.md, issue 32).
+    /// Cached pages are compressed once and sent many times: zlib's default level, within a few
+    /// bytes of level 9's size, for a few microseconds more than level 1 once per stored page
+    /// (bench/HISTORY.md, issue 32).
     static let pageLevel: Int32 = 6
     /// Batches and `/metrics` are compressed per answer, on the loop: level 1, the only one that
     /// keeps a 100-id batch under a millisecond (bench/HISTORY.md, issue 32).
