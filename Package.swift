@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["Locking", "Timekeeping"]),
         .target(name: "RedisSharedCache", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis", "Gzip"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON"]),
         // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "RedisSharedCache", "Redis", "RESP"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "RedisSharedCache", "Redis", "RESP", "Gzip"]),
     ],
     swiftLanguageModes: [.v6]
 )

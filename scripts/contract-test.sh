@@ -3,7 +3,9 @@
 #   a) openapi.yaml is valid OpenAPI 3.1, and no inline enum takes a component schema's name
 #   b) the running service (release build, real catalog-stub upstream, loopback, ephemeral ports)
 #      passes schemathesis with every check, plus scripted upstream faults (scripts/contract/),
-#      and openapi-core validates the same answers again (a second, independent validator)
+#      and openapi-core validates the same answers again (a second, independent validator);
+#      schemathesis runs with `Accept-Encoding: gzip` and again (fewer cases) with identity only,
+#      and every gzip answer is inflated with Python's gzip and compared with the identity bytes
 #   c) /metrics passes `promtool check metrics` and prometheus_client's parser
 #   d) hadolint Dockerfile
 #   e) the deployment files, offline (scripts/deploy-check.sh: compose.yaml, the nginx load
@@ -54,11 +56,12 @@ die() { printf 'contract: FAILED: %s\n' "$*" >&2; exit 1; }
 
 # schemathesis with every check against URL, MAX examples per operation: NAME.out and NAME.har
 # in $WORK. Run from the scratch directory: schemathesis and hypothesis keep state there.
+# schemathesis_run URL EXAMPLES NAME [ACCEPT_ENCODING]: requests' own default is gzip, deflate.
 schemathesis_run() {
-  local url=$1 examples=$2 name=$3 status
+  local url=$1 examples=$2 name=$3 encoding=${4:-gzip} status
   set +e
   (cd "$WORK" && "$VENV/bin/schemathesis" run "$ROOT/openapi.yaml" \
-    --url "$url" --checks all --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" \
+    --url "$url" --checks all --header "Authorization: Bearer $ADMIN_TOKEN_FOR_TEST" --header "Accept-Encoding: $encoding" \
     --max-examples "$examples" --seed "$SEED" --generation-database none \
     --output-sanitize false --report har --report-har-path "$WORK/$name.har" \
     --request-timeout 10 --no-color) >"$WORK/$name.out" 2>&1
@@ -171,6 +174,13 @@ step "b) schemathesis --checks all (max $MAX_EXAMPLES examples per operation, se
 schemathesis_run "$BASE" "$MAX_EXAMPLES" schemathesis
 grep -E "^ *(Operations:|Scenarios:|[0-9]+ generated|.*No issues found)" "$WORK/schemathesis.out" | sed 's/^ */  /'
 ST_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis.out" | tail -n1)
+step "b) schemathesis with Accept-Encoding: identity (max $FLEET_EXAMPLES examples per operation)"
+schemathesis_run "$BASE" "$FLEET_EXAMPLES" schemathesis-identity identity
+ST_IDENTITY_CASES=$(grep -oE "[0-9]+ generated" "$WORK/schemathesis-identity.out" | tail -n1)
+
+step "b) gzip: every gzip answer inflates to the identity bytes"
+GZIP_OUT=$("$PY" "$TOOLS" gzip-check "$BASE" 2>&1) || { echo "$GZIP_OUT"; die "gzip answers"; }
+echo "$GZIP_OUT"
 
 step "b) scripted upstream faults, checked against openapi.yaml"
 FAULTS=$(scripted_cases faults "fault cases" "$ROOT/scripts/contract/fault_cases.py" "$ROOT/openapi.yaml" "$BASE" "$STUB" \
@@ -180,6 +190,10 @@ step "b) openapi-core validates the same answers (schemathesis' and the fault ca
 CORE_OUT=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$BASE" \
   "$WORK/schemathesis.har" "$WORK/faults.jsonl" 2>&1) || { echo "$CORE_OUT"; die "openapi-core response validation"; }
 echo "$CORE_OUT"
+: >"$WORK/none.jsonl"
+CORE_IDENTITY_OUT=$("$CORE_VENV/bin/python" "$ROOT/scripts/contract/core_validate.py" "$ROOT/openapi.yaml" "$BASE" \
+  "$WORK/schemathesis-identity.har" "$WORK/none.jsonl" 2>&1) || { echo "$CORE_IDENTITY_OUT"; die "openapi-core response validation (identity)"; }
+echo "identity: $CORE_IDENTITY_OUT"
 
 # ---------------------------------------------------------------------------------------------
 step "c) /metrics: promtool check metrics, prometheus_client parser"
@@ -237,9 +251,10 @@ echo "$FLEET"
 # ---------------------------------------------------------------------------------------------
 printf '\n== contract summary (%ss)\n' "$(($(date +%s) - started))"
 echo "  openapi-spec-validator: OK"
-echo "  schemathesis --checks all: ${ST_CASES:-?} test cases, 0 failures"
+echo "  schemathesis --checks all: ${ST_CASES:-?} test cases with gzip accepted, ${ST_IDENTITY_CASES:-?} with identity, 0 failures"
+echo "  ${GZIP_OUT}"
 echo "  ${FAULTS}"
-echo "  ${CORE_OUT}"
+echo "  ${CORE_OUT}; identity: ${CORE_IDENTITY_OUT}"
 echo "  promtool check metrics: ${PROMTOOL_OUT:-no problems}"
 echo "  hadolint: ${HADOLINT_OUT:-no findings}"
 echo "  deploy-check (compose, nginx -t, promtool, kubernetes-validate --strict, manifests): OK"

@@ -115,6 +115,8 @@ package struct AppConfiguration: Sendable {
         service.staleIfError = .seconds(try reader.int("STALE_IF_ERROR_SECONDS", default: 300, in: 0...86_400, "how long an expired page may stand in when the upstream fails"))
         service.staleWhileRevalidate = .seconds(try reader.int("STALE_WHILE_REVALIDATE_SECONDS", default: 30, in: 0...86_400, "how long an expired page is served while one refresh runs"))
         service.notFoundTTL = .seconds(try reader.int("NOT_FOUND_TTL_SECONDS", default: 5, in: 0...3600, "how long an upstream 404 is cached"))
+        service.gzipMinBytes = try reader.int(
+            "GZIP_MIN_BYTES", default: 512, in: 0...(1 << 30), "smallest body sent gzipped; a cached page below it is identity only")
         service.retry.attempts = try reader.int("RETRY_ATTEMPTS", default: 3, in: 1...10, "attempts per upstream call, the first included")
         service.retry.baseDelay = .milliseconds(try reader.int("RETRY_BASE_DELAY_MS", default: 50, in: 0...10_000, "backoff base (full jitter, doubling)"))
         service.retry.maxDelay = .milliseconds(try reader.int("RETRY_MAX_DELAY_MS", default: 1000, in: 0...60_000, "backoff cap, and the longest Retry-After honoured"))

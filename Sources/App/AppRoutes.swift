@@ -7,13 +7,14 @@ import Timekeeping
 enum AppRoutes {
     static func front(
         service: ProductDetailsService, readiness: Readiness, metrics: ServiceMetrics, logger: Logger, adminToken: String?,
-        surrogateKeyHeader: String? = nil, fleet: FleetRuntime? = nil, time: any TimeSource
+        compression: ResponseCompression, surrogateKeyHeader: String? = nil, fleet: FleetRuntime? = nil, time: any TimeSource
     ) -> FrontHandler {
         var router = Router()
         HealthRoutes(readiness: readiness).register(in: &router)
-        ProductRoutes(service: service, surrogateKeyHeader: surrogateKeyHeader).register(in: &router)
+        ProductRoutes(service: service, surrogateKeyHeader: surrogateKeyHeader, compression: compression).register(in: &router)
         AdminRoutes(service: service, token: adminToken, fleet: fleet).register(in: &router)
-        MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry]).register(in: &router)
+        MetricsRoutes(registries: [metrics.registry, ProcessMetrics(version: AppVersion.current).registry], compression: compression)
+            .register(in: &router)
         return FrontHandler(router: router, metrics: metrics, logger: logger, time: time)
     }
 }

@@ -97,11 +97,14 @@ package final class Application: Sendable {
             breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
         let service = ProductDetailsService(
             products: upstreams, reviews: upstreams, suggestions: upstreams, settings: configuration.service,
-            time: time, events: events, shared: fleet?.shared)
+            time: time, events: events, shared: fleet?.shared,
+            compressor: LoopDeflaters(group: group, level: LoopDeflaters.pageLevel))
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         let front = AppRoutes.front(
             service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
+            compression: ResponseCompression(
+                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: configuration.service.gzipMinBytes),
             surrogateKeyHeader: configuration.surrogateKeyHeader,
             fleet: fleet, time: time)
         let server = HTTPServer(

@@ -50,6 +50,9 @@ struct FrontHandler: Sendable {
         let method = request.head?.method.rawValue ?? "other"
         let duration = request.context.receivedAt.duration(to: .now)
         metrics.request(on: request.context.loop, route: route, method: method, status: status, duration: duration)
+        if response.coding != .fixed {
+            metrics.compression.answered(response.coding, writtenBytes: request.head?.method == .head ? 0 : response.body.count)
+        }
 
         let level: Logger.Level = status >= 500 ? .warn : .info
         var requestID = record?.requestID ?? request.context.requestID
@@ -73,6 +76,7 @@ struct FrontHandler: Sendable {
         let fields = Self.lineFields(record: record, source: request.source, level: level, heldBack: heldBack)
         logger.request(
             method: method, route: route, status: status, duration: duration, cache: record?.cacheResult ?? "none",
+            encoding: Self.encoding(of: response.coding),
             upstreamAttempts: record?.upstreamAttempts ?? 0, requestID: requestID, trace: record?.trace,
             loadTraceID: record?.loadTraceID, level: level, fields: fields)
     }
@@ -100,6 +104,11 @@ struct FrontHandler: Sendable {
     private static func tracestate(of request: HTTPRequest) -> String? {
         let values = request.headers.values("tracestate")
         return values.isEmpty ? nil : values.joined(separator: ",")
+    }
+
+    /// The log line's `encoding`: the content coding of the body sent.
+    static func encoding(of coding: ResponseCoding) -> String {
+        if case .gzip = coding { "gzip" } else { "identity" }
     }
 
     /// Refusals a client brings about by itself, before any route: their lines are rate-limited.

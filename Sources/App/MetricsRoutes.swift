@@ -6,14 +6,19 @@ import Metrics
 struct MetricsRoutes {
     /// The service's registry, then the process's (unprefixed `process_*`).
     let registries: [MetricsRegistry]
+    /// Gzips the exposition for a scraper that accepts it (Prometheus does).
+    let compression: ResponseCompression
 
     func register(in router: inout Router) {
         let registries = self.registries
-        router.addImmediate(.get, "/metrics") { _, _ in
+        let compression = self.compression
+        router.addImmediate(.get, "/metrics") { request, _ in
             var body: [UInt8] = []
             for registry in registries { registry.render(into: &body) }
-            return HTTPResponse(
+            var response = HTTPResponse(
                 status: .ok, headers: ["Content-Type": MetricsRegistry.contentType, "Cache-Control": "no-store"], body: body)
+            compression.negotiate(&response, for: request)
+            return response
         }
     }
 }

@@ -10,10 +10,13 @@ struct ProductRoutes {
     let service: ProductDetailsService
     /// `SURROGATE_KEY_HEADER`: a page lists the ids it shows under this name.
     var surrogateKeyHeader: String?
+    /// Gzips a batch on the fly for a client that accepts it (a page's variant is stored).
+    let compression: ResponseCompression
 
     func register(in router: inout Router) {
         let service = self.service
         let surrogateKeyHeader = self.surrogateKeyHeader
+        let compression = self.compression
         // One cache look-up, on the loop thread: a fresh page is answered at once; anything else
         // goes on from that look-up in a task.
         router.add(.get, "/products/{id}", responder: { request, context in
@@ -41,15 +44,19 @@ struct ProductRoutes {
             // An empty value is one empty id, so one invalid item: `ids` is an array of strings
             // in the contract, and an invalid id is that item's problem, not the batch's.
             guard values.count == 1, let list = values.first else {
-                return ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
+                var response = ProblemDetails(status: .badRequest, detail: "Give the ids as one comma-separated parameter: ?ids=p1,p2.")
                     .response(headers: ["Cache-Control": "no-store"])
+                compression.negotiate(&response, for: request)
+                return response
             }
             let ids = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let record = context.record
             do throws(ProductDetailsError) {
                 let results = try await service.details(
                     ids: ids, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
-                return .json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
+                var response = HTTPResponse.json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
+                compression.negotiate(&response, for: request)
+                return response
             } catch {
                 return Self.problem(error, record: record)
             }
@@ -83,9 +90,11 @@ struct ProductRoutes {
         request.headers.containsToken("no-cache", in: "Cache-Control") || request.headers.containsToken("no-cache", in: "Pragma")
     }
 
-    /// Written as wire-form fields: this is the hot path of a cached page.
+    /// Written as wire-form fields: this is the hot path of a cached page. The stored gzip
+    /// variant is sent when the client prefers it; a page without one reads no Accept-Encoding.
     static func response(for answer: DetailAnswer, request: HTTPRequest, ttl: Duration, surrogateKeyHeader: String? = nil) -> HTTPResponse {
         let document = answer.document
+        let gzip = document.gzip.flatMap { AcceptEncoding(request.headers).choose(gzipAvailable: true) == .gzip ? $0 : nil }
         var fields = FieldBlock(reservingCapacity: 256)
         if ttl == .zero {
             fields.add("Cache-Control", "no-store")
@@ -96,20 +105,30 @@ struct ProductRoutes {
             }
         }
         fields.field("Cache-Status") { appendCacheStatus(answer.cache, to: &$0) }
+        // On identity answers too: a shared cache must not give this one to a gzip client.
+        fields.add("Vary", "Accept-Encoding")
+        let coding: ResponseCoding = gzip == nil ? .identity : .gzip(identityBytes: document.body.count)
         if document.status == 200 {
-            fields.add("ETag", document.etag)
+            // Each variant has its own tag, so a 304 only ever confirms the variant sent now.
+            let etag = gzip?.etag ?? document.etag
+            fields.add("ETag", etag)
             if let surrogateKeyHeader {
                 fields.add(checkedName: surrogateKeyHeader, SurrogateKeys.value(for: document.shownProducts))
             }
             if request.headers.contains("If-None-Match"),
-               EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: document.etag) {
-                return HTTPResponse(status: .notModified, fields: fields)
+               EntityTagMatch.matches(request.headers.values("If-None-Match"), etag: etag) {
+                var response = HTTPResponse(status: .notModified, fields: fields)
+                response.coding = gzip == nil ? .identity : .gzip(identityBytes: 0)
+                return response
             }
             fields.add("Content-Type", "application/json")
-            return HTTPResponse(status: .ok, fields: fields, body: document.body)
+        } else {
+            fields.add("Content-Type", "application/problem+json")
         }
-        fields.add("Content-Type", "application/problem+json")
-        return HTTPResponse(status: HTTPStatus(code: document.status), fields: fields, body: document.body)
+        if gzip != nil { fields.add("Content-Encoding", "gzip") }
+        var response = HTTPResponse(status: HTTPStatus(code: document.status), fields: fields, body: gzip?.body ?? document.body)
+        response.coding = coding
+        return response
     }
 
     /// RFC 9211: `product-details; hit; ttl=41`, `product-details; fwd=miss; collapsed; ttl=60`,
@@ -167,11 +186,13 @@ struct ProductRoutes {
     /// The problem answer for `error`, noted in the request's record for its log line.
     static func problem(_ error: ProductDetailsError, record: RequestRecord?) -> HTTPResponse {
         record?.failed(error)
-        var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store"]
+        var headers: HTTPHeaders = ["Content-Type": "application/problem+json", "Cache-Control": "no-store", "Vary": "Accept-Encoding"]
         if let seconds = error.retryAfterSeconds {
             headers.add(name: "Retry-After", value: String(seconds))
         }
-        return HTTPResponse(status: HTTPStatus(code: error.status), headers: headers, body: error.problemJSON)
+        var response = HTTPResponse(status: HTTPStatus(code: error.status), headers: headers, body: error.problemJSON)
+        response.coding = .identity
+        return response
     }
 }
 

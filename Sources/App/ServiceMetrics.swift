@@ -27,8 +27,11 @@ final class ServiceMetrics: ServiceEvents {
     private let invalidations: [String: Counter]
     private let invalidatedProducts: Counter
     private let dependentPagesDropped: Counter
+    /// Answers by content coding and their bytes before and after compression.
+    let compression: CompressionMetrics
     init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
+        compression = CompressionMetrics(registry: registry)
         // Label values known in advance exist at zero from the start (as the breaker, hedge and
         // omission series below): a burst before the first scrape still shows in `rate()`. Only
         // the registry holds the request series; a loop's cache still fills on first use.

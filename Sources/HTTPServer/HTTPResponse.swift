@@ -8,6 +8,8 @@ package struct HTTPResponse: Sendable {
     /// More fields, already in wire form, written after `headers`: how hot paths answer.
     package var fields = FieldBlock()
     package var body: [UInt8]
+    /// How `body` is coded, for the answer observer; the route that negotiates sets it.
+    package var coding: ResponseCoding = .fixed
 
     package init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(), body: [UInt8] = []) {
         self.status = status

@@ -14,6 +14,11 @@ package struct CachedDocument: Sendable, Equatable {
     /// only, once each). Invalidating any of them makes the page unservable, and a CDN in front
     /// purges by them (`SURROGATE_KEY_HEADER`). Empty for a 404 document.
     package let shownProducts: [String]
+    /// The body gzipped, made once when the page is stored into this replica's cache
+    /// (``ProductDetailsService`` with a ``PageCompressor``); nil for a page below
+    /// `gzipMinBytes`, one that gzip would not shrink, or one not stored. The shared cache keeps
+    /// the identity body only.
+    package private(set) var gzip: GzipVariant?
 
     package init(status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = []) {
         self.status = status
@@ -23,14 +28,22 @@ package struct CachedDocument: Sendable, Equatable {
         self.shownProducts = shownProducts
     }
 
+    /// This document with `member` as its gzip variant.
+    func withGzip(_ member: [UInt8]) -> CachedDocument {
+        var document = self
+        document.gzip = GzipVariant(body: member, identityETag: etag)
+        return document
+    }
+
     /// The products other than its own whose invalidation reaches this page.
     var dependencies: ArraySlice<String> {
         shownProducts.dropFirst()
     }
 
-    /// The bytes this document holds in the cache (body, tag, the ids it shows and a fixed
-    /// overhead).
+    /// The bytes this document holds in the cache (both bodies, their tags, the ids it shows and
+    /// a fixed overhead).
     var cacheCost: Int {
-        body.count + etag.utf8.count + 64 + shownProducts.reduce(0) { $0 + $1.utf8.count + 16 }
+        let variant = gzip.map { $0.body.count + $0.etag.utf8.count } ?? 0
+        return body.count + etag.utf8.count + variant + 64 + shownProducts.reduce(0) { $0 + $1.utf8.count + 16 }
     }
 }

@@ -17,4 +17,11 @@ package enum EntityTag {
             return 18
         }
     }
+
+    /// The tag of a body's gzip form, derived from its identity tag (`"<hash>"` → `"<hash>-gz"`).
+    package static func gzipVariant(of identityETag: String) -> String {
+        var tag = identityETag
+        tag.insert(contentsOf: "-gz", at: tag.index(before: tag.endIndex))
+        return tag
+    }
 }

@@ -282,10 +282,12 @@ extension ProductDetailsService {
         return shown
     }
 
-    private func store(_ document: CachedDocument, _ context: LoadContext, ttl: Duration, staleWindows: Bool) -> LoadedDocument {
-        guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: document, storedFor: nil) }
+    /// Stores the page into L1 with its gzip variant; the shared cache gets the identity form.
+    private func store(_ identity: CachedDocument, _ context: LoadContext, ttl: Duration, staleWindows: Bool) -> LoadedDocument {
+        guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: identity, storedFor: nil) }
+        let document = compressed(identity)
         let page = SharedPage(
-            document: document, ttl: ttl,
+            document: identity, ttl: ttl,
             staleIfError: staleWindows ? settings.staleIfError : .zero,
             staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero,
             stamp: context.stamp ?? 0

@@ -17,9 +17,16 @@ extension ProductDetailsService {
         while true {
             switch action {
             case .read(let deadline):
-                if let read = await shared.read(id: id, deadline: deadline) {
+                if var read = await shared.read(id: id, deadline: deadline) {
                     let answered = time.now
-                    if case .page(let page, let age, _) = read { keepLocally(page, age: age, id: id, token: context.token) }
+                    if case .page(let page, let age, let generation) = read {
+                        // Compressed once here, so this replica's first answer has its variant too.
+                        let local = SharedPage(
+                            document: compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
+                            staleWhileRevalidate: page.staleWhileRevalidate, stamp: page.stamp)
+                        keepLocally(local, age: age, id: id, token: context.token)
+                        read = .page(local, age: age, generation: generation)
+                    }
                     action = machine.readAnswered(read, now: answered)
                 } else {
                     action = machine.readFailed(now: time.now)

@@ -26,6 +26,8 @@ package final class ProductDetailsService: Sendable {
     let suggestionRetrier: Retrier
     /// The cache the fleet shares; `nil` on a single node.
     package let shared: SharedCache?
+    /// Gives pages their gzip variant as they are stored into L1; `nil`: identity only.
+    let compressor: (any PageCompressor)?
 
     /// - Parameters:
     ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
@@ -39,9 +41,11 @@ package final class ProductDetailsService: Sendable {
         events: any ServiceEvents = NoEvents(),
         cache: ResponseCache<String, CachedDocument>? = nil,
         shared: SharedCache? = nil,
+        compressor: (any PageCompressor)? = nil,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
         self.shared = shared
+        self.compressor = compressor
         self.settings = settings
         self.products = products
         self.reviews = reviews

@@ -30,6 +30,9 @@ package struct ServiceSettings: Sendable, Equatable {
     package var optionalPartGrace: Duration
     /// Hedging of the product call; `nil` turns it off.
     package var hedging: HedgePolicy?
+    /// The smallest body given a gzip variant when stored: below it, gzip's 18 bytes of framing
+    /// and a round trip's worth of packets leave little to save for the CPU it costs.
+    package var gzipMinBytes: Int
 
     package init(
         ttl: Duration = .seconds(60),
@@ -47,7 +50,8 @@ package struct ServiceSettings: Sendable, Equatable {
         cacheMaxBytes: Int = 64 * 1024 * 1024,
         upstreamBreaker: CircuitBreaker.Policy = Self.defaultUpstreamBreaker,
         optionalPartGrace: Duration = .milliseconds(100),
-        hedging: HedgePolicy? = HedgePolicy()
+        hedging: HedgePolicy? = HedgePolicy(),
+        gzipMinBytes: Int = 512
     ) {
         self.ttl = ttl
         self.notFoundTTL = notFoundTTL
@@ -65,6 +69,7 @@ package struct ServiceSettings: Sendable, Equatable {
         self.upstreamBreaker = upstreamBreaker
         self.optionalPartGrace = optionalPartGrace
         self.hedging = hedging
+        self.gzipMinBytes = gzipMinBytes
     }
 
     /// Five failures in a row (Envoy's outlier detection), or half of at least 20 calls in 10 s

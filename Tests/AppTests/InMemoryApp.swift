@@ -19,6 +19,8 @@ struct InMemoryApp {
     let loop: EventLoop
     /// Fleet mode: the shared cache, in memory; `nil` on a single node.
     let sharedStore: InMemorySharedPageStore?
+    /// Gives pages their gzip variant as production does (off the loop: a stream per page).
+    let pageCompressor: LoopDeflaters
     /// The log lines, complete once `flush` returned.
     let log = LogLines()
     private let writer: LogWriter
@@ -55,24 +57,28 @@ struct InMemoryApp {
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
         let logger = Logger(minimum: .info, writer: writer)
         sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
-        service = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore, events: events)
+        pageCompressor = LoopDeflaters(group: group, level: LoopDeflaters.pageLevel)
+        service = Self.replica(
+            upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor, events: events)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
+            compression: ResponseCompression(
+                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: settings.gzipMinBytes),
             surrogateKeyHeader: surrogateKeyHeader, time: time)
     }
 
     private static func replica(
         upstream: InMemoryUpstream, settings: ServiceSettings, time: ManualTimeSource, store: InMemorySharedPageStore?,
-        events: any ServiceEvents = NoEvents()
+        compressor: LoopDeflaters, events: any ServiceEvents = NoEvents()
     ) -> ProductDetailsService {
         ProductDetailsService(
             products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, events: events,
-            shared: store.map { SharedCache(store: $0, time: time) }, random: { $0.lowerBound })
+            shared: store.map { SharedCache(store: $0, time: time) }, compressor: compressor, random: { $0.lowerBound })
     }
 
     /// Another replica of this app's fleet: its own L1, the app's upstream, shared cache and time.
     func otherReplica(settings: ServiceSettings = ServiceSettings()) async -> ProductDetailsService {
-        let replica = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore)
+        let replica = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor)
         await replica.shared?.subscribed()
         return replica
     }

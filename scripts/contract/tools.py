@@ -5,6 +5,7 @@
     tools.py traffic BASE                 a little traffic of every kind, so /metrics has series
     tools.py scrape URL OUT               save the metrics text to OUT
     tools.py parse-metrics FILE           parse with prometheus_client; require the documented families
+    tools.py gzip-check BASE              every gzip answer inflates (Python's gzip) to the identity bytes
     tools.py ldd-check FILE...            every shared library the binaries need is in the runtime image
     tools.py schema-names OPENAPI         no inline enum takes a component schema's generated name
 
@@ -84,12 +85,62 @@ def traffic(base):
     get(base + "/products/p1", method="POST")
 
 
+def gzip_check(base):
+    """Pages, a 100-id batch, a 404 and /metrics, each asked for with and without
+    `Accept-Encoding: gzip` (urllib inflates nothing): a gzip answer must inflate with Python's
+    gzip module to the identity answer's bytes, carry the identity ETag with -gz, and have a HEAD
+    with its Content-Length; every answer carries `Vary: Accept-Encoding`."""
+    import gzip
+
+    def lowered(headers):
+        return {name.lower(): value for name, value in headers.items()}
+
+    paths = [f"/products/p{n}" for n in range(1, 21)] + [
+        "/products?ids=" + ",".join(f"p{n}" for n in range(1, 101)), "/products/nope-404"]
+    gzipped = 0
+    for path in paths:
+        get(base + path)  # loaded and cached: both asks below see the same page
+        status, plain_headers, plain = get(base + path, headers={"Accept-Encoding": "identity"})
+        packed_status, headers, body = get(base + path, headers={"Accept-Encoding": "gzip, deflate, br"})
+        plain_headers, headers = lowered(plain_headers), lowered(headers)
+        if status != packed_status:
+            fail(f"{path}: {status} identity, {packed_status} with gzip accepted")
+        for name, answer in (("identity", plain_headers), ("gzip", headers)):
+            if answer.get("vary") != "Accept-Encoding":
+                fail(f"{path} ({name}): Vary is {answer.get('vary')!r}")
+        if "content-encoding" in plain_headers:
+            fail(f"{path}: Content-Encoding {plain_headers['content-encoding']!r} without gzip accepted")
+        if headers.get("content-encoding") != "gzip":
+            if body != plain:
+                fail(f"{path}: an identity answer to a gzip client differs from the identity one")
+            continue
+        gzipped += 1
+        try:
+            inflated = gzip.decompress(body)
+        except (OSError, EOFError) as error:
+            fail(f"{path}: the gzip body does not inflate: {error!r}")
+        if inflated != plain:
+            fail(f"{path}: the gzip body inflates to {len(inflated)} bytes, not the identity {len(plain)}")
+        if "etag" in plain_headers and headers.get("etag") != plain_headers["etag"][:-1] + '-gz"':
+            fail(f"{path}: gzip ETag {headers.get('etag')!r} for identity {plain_headers['etag']!r}")
+        _, head_headers, _ = get(base + path, headers={"Accept-Encoding": "gzip"}, method="HEAD")
+        if lowered(head_headers).get("content-length") != str(len(body)):
+            fail(f"{path}: HEAD Content-Length {lowered(head_headers).get('content-length')!r}, GET sent {len(body)}")
+    _, headers, body = get(base + "/metrics", headers={"Accept-Encoding": "gzip"})
+    if lowered(headers).get("content-encoding") != "gzip" or not gzip.decompress(body).startswith(b"# HELP "):
+        fail("/metrics is not gzipped for a scraper that accepts it")
+    if gzipped < len(paths) // 2:
+        fail(f"only {gzipped} of {len(paths)} answers were gzipped")
+    print(f"gzip: {gzipped} of {len(paths)} answers and /metrics gzipped, each inflated to its identity bytes")
+
+
 # Families the README and DESIGN promise (without the product_details_ prefix and _total suffix,
 # as prometheus_client names them).
 REQUIRED_FAMILIES = [
     "http_requests", "http_request_duration_seconds", "upstream_requests", "upstream_request_duration_seconds",
     "retry_budget_exhausted", "cache_requests", "cache_entries", "cache_bytes", "cache_evictions",
     "inflight_loads", "coalesced_requests", "load_cancellations", "loads", "load_refusals", "build_info",
+    "http_encoded_responses", "http_response_body_bytes",
 ]
 # The process series every Prometheus client library exports, unprefixed (see ProcessMetrics).
 PROCESS_FAMILIES = [
@@ -211,6 +262,8 @@ def main(argv):
         scrape(*args)
     elif command == "parse-metrics":
         parse_metrics(*args)
+    elif command == "gzip-check":
+        gzip_check(*args)
     elif command == "free-port":
         free_port()
     elif command == "ldd-check":

@@ -75,7 +75,8 @@ package struct Logger: Sendable {
     /// another's load) and `fields` saying more. Its field names are literals and its numbers are
     /// written as digits: nothing is formatted through `String`.
     func request(
-        method: String, route: String, status: Int, duration: Duration, cache: String, upstreamAttempts: Int, requestID: String,
+        method: String, route: String, status: Int, duration: Duration, cache: String, encoding: String,
+        upstreamAttempts: Int, requestID: String,
         trace: TraceContext? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
     ) {
         guard level >= minimum else { return }
@@ -92,6 +93,8 @@ package struct Logger: Sendable {
             json.fixedPoint(microseconds, decimals: 3)
             json.raw(#","cache":"#)
             json.string(cache)
+            json.raw(#","encoding":"#)
+            json.string(encoding)
             json.raw(#","upstreamAttempts":"#)
             json.int(upstreamAttempts)
             json.raw(#","requestId":"#)
