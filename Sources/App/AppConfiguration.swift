@@ -186,7 +186,7 @@ package struct AppConfiguration: Sendable {
             }
             config.redisURL = url
         }
-        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v3:", "prefix of every Redis key and channel; change the version when the stored format changes")
+        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v4:", "prefix of every Redis key and channel; change the version when the stored format changes")
         // Braces would change the hash tags that keep each product's keys in one cluster slot.
         guard (1...64).contains(prefix.utf8.count),
               prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") })

@@ -17,7 +17,7 @@ package struct CachedDocument: Sendable, Equatable {
     /// The body gzipped, made once when the page is stored into this replica's cache
     /// (``ProductDetailsService`` with a ``PageCompressor``); nil for a page below
     /// `gzipMinBytes`, one that gzip would not shrink, or one not stored. The shared cache keeps
-    /// the identity body only.
+    /// it beside the identity body, so a replica that reads the page compresses nothing.
     package private(set) var gzip: GzipVariant?
 
     package init(status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = []) {
@@ -29,7 +29,7 @@ package struct CachedDocument: Sendable, Equatable {
     }
 
     /// This document with `member` as its gzip variant.
-    func withGzip(_ member: [UInt8]) -> CachedDocument {
+    package func withGzip(_ member: [UInt8]) -> CachedDocument {
         var document = self
         document.gzip = GzipVariant(body: member, identityETag: etag)
         return document

@@ -282,12 +282,12 @@ extension ProductDetailsService {
         return shown
     }
 
-    /// Stores the page into L1 with its gzip variant; the shared cache gets the identity form.
+    /// Stores the page into L1 and the shared cache with its gzip variant, made here once.
     private func store(_ identity: CachedDocument, _ context: LoadContext, ttl: Duration, staleWindows: Bool) -> LoadedDocument {
         guard settings.ttl > .zero, ttl > .zero else { return LoadedDocument(document: identity, storedFor: nil) }
         let document = compressed(identity)
         let page = SharedPage(
-            document: identity, ttl: ttl,
+            document: document, ttl: ttl,
             staleIfError: staleWindows ? settings.staleIfError : .zero,
             staleWhileRevalidate: staleWindows ? settings.staleWhileRevalidate : .zero,
             stamp: context.stamp ?? 0

@@ -20,7 +20,8 @@ extension ProductDetailsService {
                 if var read = await shared.read(id: id, deadline: deadline) {
                     let answered = time.now
                     if case .page(let page, let age, let generation) = read {
-                        // Compressed once here, so this replica's first answer has its variant too.
+                        // A page stored with its variant keeps it; one stored without (by a
+                        // replica that does not compress) is compressed here, once.
                         let local = SharedPage(
                             document: compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
                             staleWhileRevalidate: page.staleWhileRevalidate, stamp: page.stamp)

@@ -1,15 +1,20 @@
 import ProductDetails
 import Timekeeping
 
-/// The bytes of a page in Redis: one header line, then the body as served.
+/// The bytes of a page in Redis: one header line, then the body as served, then its gzip variant.
 ///
-/// `PD2 <status> <ttl ms> <stale-if-error ms> <stale-while-revalidate ms> <missing parts or ->
-/// <stamp> <ids shown or ->\n<body>`: the stamp and the ids the page shows let every replica judge
-/// it by the fleet's invalidations (``SharedInvalidationLog``).
-/// The ETag is not stored: it is the body's hash, recomputed on read. Anything that does not parse
-/// exactly is refused, and the reader treats it as a miss and deletes it.
+/// `PD3 <status> <ttl ms> <stale-if-error ms> <stale-while-revalidate ms> <missing parts or ->
+/// <stamp> <ids shown or -> <gzip bytes>\n<body><gzip member>`: the stamp and the ids the page
+/// shows let every replica judge it by the fleet's invalidations (``SharedInvalidationLog``); the
+/// gzip member (0 bytes: none) is stored so that no replica that reads the page compresses it
+/// again, nor inflates it for a client that takes identity.
+/// The ETags are not stored: the identity one is the body's hash, recomputed on read, and the
+/// variant's derives from it. Anything that does not parse exactly is refused, and the reader
+/// treats it as a miss and deletes it.
 enum SharedPageCodec {
-    private static let magic = Array("PD2 ".utf8)
+    private static let magic = Array("PD3 ".utf8)
+    /// How every gzip member starts (RFC 1952: ID1, ID2, CM = deflate).
+    private static let gzipMagic: [UInt8] = [0x1f, 0x8b, 0x08]
 
     static func encode(_ page: SharedPage) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -19,15 +24,17 @@ enum SharedPageCodec {
 
     /// Appends the page's bytes to `bytes` (the value's generation leads them in Redis).
     static func encode(_ page: SharedPage, into bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + 96 + page.document.body.count)
+        let gzip = page.document.gzip?.body ?? []
+        bytes.reserveCapacity(bytes.count + 104 + page.document.body.count + gzip.count)
         bytes.append(contentsOf: magic)
         var header = "\(page.document.status) \(page.ttl.wholeMilliseconds) \(page.staleIfError.wholeMilliseconds) \(page.staleWhileRevalidate.wholeMilliseconds) "
         header += page.document.missing.isEmpty ? "-" : page.document.missing.map(\.rawValue).joined(separator: ",")
         header += " \(page.stamp) "
         header += page.document.shownProducts.isEmpty ? "-" : page.document.shownProducts.joined(separator: ",")
-        header += "\n"
+        header += " \(gzip.count)\n"
         bytes.append(contentsOf: header.utf8)
         bytes.append(contentsOf: page.document.body)
+        bytes.append(contentsOf: gzip)
     }
 
     /// The page in `bytes` after their first `leading` bytes (the generation before it in Redis).
@@ -37,7 +44,7 @@ enum SharedPageCodec {
         guard value.starts(with: magic), let newline = value.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         guard let header = String(validating: value[(leading + magic.count)..<newline], as: UTF8.self) else { return nil }
         let fields = header.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 7,
+        guard fields.count == 8,
               let status = Int(fields[0]), status == 200 || status == 404,
               let ttl = Int64(fields[1]), ttl > 0,
               let staleIfError = Int64(fields[2]), staleIfError >= 0,
@@ -56,7 +63,13 @@ enum SharedPageCodec {
             shown = fields[6].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard shown.allSatisfy(ProductDetailsService.isValidID) else { return nil }
         }
-        let document = CachedDocument(status: status, body: Array(value[(newline + 1)...]), missing: missing, shownProducts: shown)
+        guard let gzipBytes = Int(fields[7]), gzipBytes >= 0, gzipBytes <= value.endIndex - (newline + 1) else { return nil }
+        let gzipStart = value.endIndex - gzipBytes
+        var document = CachedDocument(status: status, body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown)
+        if gzipBytes > 0 {
+            guard value[gzipStart...].starts(with: gzipMagic) else { return nil }
+            document = document.withGzip(Array(value[gzipStart...]))
+        }
         return SharedPage(
             document: document, ttl: .milliseconds(ttl),
             staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate), stamp: stamp

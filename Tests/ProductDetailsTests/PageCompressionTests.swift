@@ -5,7 +5,7 @@ import Timekeeping
 import class TestSupport.InMemorySharedPageStore
 
 /// A page gets its gzip variant once, when it is stored into L1, through the `PageCompressor`
-/// port; hits never compress, small pages stay identity, and the shared cache keeps identity.
+/// port; hits never compress, small pages stay identity, and the shared cache keeps the variant.
 struct PageCompressionTests {
     /// Stands in for zlib: the body's first 8 bytes behind a marker, so a variant is recognisable
     /// and smaller; counts its calls.
@@ -86,7 +86,9 @@ struct PageCompressionTests {
         #expect(compressor.callCount == 0)
     }
 
-    @Test func theSharedCacheKeepsIdentityAndEachReplicaCompressesWhatItReads() async throws {
+    /// The loader's variant is shared with the page: a replica that reads it compresses nothing.
+    /// A page shared without one (its loader does not compress) is compressed by its reader, once.
+    @Test func theSharedCacheKeepsTheVariantSoReadersNeverCompress() async throws {
         let time = ManualTimeSource()
         let catalog = FakeCatalog()
         let store = InMemorySharedPageStore(time: time)
@@ -103,13 +105,26 @@ struct PageCompressionTests {
             Issue.record("the page was not shared")
             return
         }
-        #expect(page.document.gzip == nil && page.document.body == loaded.body)
+        #expect(page.document == loaded && page.document.gzip == loaded.gzip)
         let reader = await replica(second)
         let read = try await reader.detail(id: "p1")
         #expect(read.cache.shared?.result == .hit)
-        #expect(read.document == loaded)
+        #expect(read.document == loaded && read.document.gzip == loaded.gzip)
         guard case .answered(let hit) = reader.lookUpDetail(id: "p1") else { Issue.record("not kept locally"); return }
-        #expect(hit.document == loaded)
-        #expect(catalog.productPort.callCount == 1 && second.callCount == 1)
+        #expect(hit.document.gzip == loaded.gzip)
+        #expect(catalog.productPort.callCount == 1 && first.callCount == 1 && second.callCount == 0)
+
+        let plainShared = SharedCache(store: store, time: time)
+        await plainShared.subscribed()
+        var plainSettings = ServiceSettings(gzipMinBytes: 64)
+        plainSettings.hedging = nil
+        let plainLoader = ProductDetailsService(
+            products: catalog, reviews: catalog, suggestions: catalog, settings: plainSettings, time: time, shared: plainShared,
+            random: { $0.lowerBound })
+        #expect(try await plainLoader.detail(id: "p2").document.gzip == nil)
+        let third = FakeCompressor()
+        let compressing = await replica(third)
+        #expect(try await compressing.detail(id: "p2").document.gzip != nil)
+        #expect(third.callCount == 1)
     }
 }

@@ -93,6 +93,21 @@ struct RedisPageStoreTests {
         #expect(generation == claim.generation)
     }
 
+    /// A page's gzip variant is stored with it and read back with it, byte for byte.
+    @Test func theGzipVariantIsStoredAndReadWithThePage() async throws {
+        let claim = try await claim("p1")
+        let member: [UInt8] = [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3] + Array(repeating: 0xab, count: 40)
+        let document = CachedDocument(status: 200, body: Array(repeating: UInt8(ascii: "x"), count: 600)).withGzip(member)
+        let stored = SharedPage(document: document, ttl: .seconds(60))
+        #expect(try await store.store(stored, under: claim, deadline: Self.far))
+        guard case .page(let page, _, _) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the stored page")
+            return
+        }
+        #expect(page == stored)
+        #expect(page.document.gzip == document.gzip)
+    }
+
     /// A refresh (`no-cache`) takes the lease over a stored page without reading it, stores the
     /// new page at the current tokens, and gets nothing while another replica holds the lease.
     @Test func aLeaseOnlyReadTakesTheLeaseOverAStoredPageAndReplacesIt() async throws {

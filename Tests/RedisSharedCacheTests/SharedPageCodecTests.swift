@@ -16,19 +16,35 @@ struct SharedPageCodecTests {
         #expect(SharedPageCodec.decode(SharedPageCodec.encode(page)) == page)
     }
 
+    /// The gzip variant travels with the page, after its body, so a reader has both forms.
+    @Test func theGzipVariantTravelsWithThePage() throws {
+        let member: [UInt8] = [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]
+        let document = CachedDocument(status: 200, body: Array("{\"id\":\"p1\"}".utf8), shownProducts: ["p1"]).withGzip(member)
+        let page = SharedPage(document: document, ttl: .seconds(60), stamp: 7)
+        let bytes = SharedPageCodec.encode(page)
+        #expect(bytes == Array("PD3 200 60000 0 0 - 7 p1 13\n{\"id\":\"p1\"}".utf8) + member)
+        let decoded = try #require(SharedPageCodec.decode(bytes))
+        #expect(decoded == page)
+        #expect(decoded.document.gzip?.body == member)
+        #expect(decoded.document.gzip?.etag == EntityTag.gzipVariant(of: document.etag))
+    }
+
     @Test func theHeaderIsReadable() {
         let page = SharedPage(
             document: CachedDocument(status: 200, body: Array("{}".utf8), missing: [.reviews], shownProducts: ["a", "b"]),
             ttl: .seconds(5), stamp: 42)
-        #expect(SharedPageCodec.encode(page) == Array("PD2 200 5000 0 0 reviews 42 a,b\n{}".utf8))
+        #expect(SharedPageCodec.encode(page) == Array("PD3 200 5000 0 0 reviews 42 a,b 0\n{}".utf8))
     }
 
     @Test(arguments: [
-        "", "PD2 ", "PD2 200 60000 0 0 - 0 -", "PD1 200 60000 0 0 -\n{}", "PD2 500 60000 0 0 - 0 -\n{}",
-        "PD2 200 0 0 0 - 0 -\n{}", "PD2 200 -5 0 0 - 0 -\n{}", "PD2 200 60000 x 0 - 0 -\n{}", "PD2 200 60000 0 0 images 0 -\n{}",
-        "PD2 200 60000 0 0 reviews,reviews 0 -\n{}", "PD2 200 60000 0 0 - 0\n{}", "PD2 200 60000 0 0 - 0 - extra\n{}",
-        "PD2  200 60000 0 0 - 0 -\n{}", "PD2 200 60000 0 0 - -1 -\n{}", "PD2 200 60000 0 0 - x -\n{}",
-        "PD2 200 60000 0 0 - 0 a,,b\n{}", "PD2 200 60000 0 0 - 0 a,b/c\n{}", "PD2 200 60000 0 0 - 0 \n{}",
+        "", "PD3 ", "PD3 200 60000 0 0 - 0 - 0", "PD2 200 60000 0 0 - 0 -\n{}", "PD3 500 60000 0 0 - 0 - 0\n{}",
+        "PD3 200 0 0 0 - 0 - 0\n{}", "PD3 200 -5 0 0 - 0 - 0\n{}", "PD3 200 60000 x 0 - 0 - 0\n{}", "PD3 200 60000 0 0 images 0 - 0\n{}",
+        "PD3 200 60000 0 0 reviews,reviews 0 - 0\n{}", "PD3 200 60000 0 0 - 0 0\n{}", "PD3 200 60000 0 0 - 0 - 0 extra\n{}",
+        "PD3  200 60000 0 0 - 0 - 0\n{}", "PD3 200 60000 0 0 - -1 - 0\n{}", "PD3 200 60000 0 0 - x - 0\n{}",
+        "PD3 200 60000 0 0 - 0 a,,b 0\n{}", "PD3 200 60000 0 0 - 0 a,b/c 0\n{}", "PD3 200 60000 0 0 - 0  0\n{}",
+        // The gzip member: a length past the value, a negative one, none, one that is no gzip.
+        "PD3 200 60000 0 0 - 0 - 3\n{}", "PD3 200 60000 0 0 - 0 - -1\n{}", "PD3 200 60000 0 0 - 0 -\n{}",
+        "PD3 200 60000 0 0 - 0 - 2\n{}",
     ])
     func refusesAnythingElse(text: String) {
         #expect(SharedPageCodec.decode(Array(text.utf8)) == nil)
