@@ -2,7 +2,11 @@
 ///
 /// Encoded once per load and served many times, so a hit costs a lookup and a write, not a
 /// serialisation. A product 404 is a document too (`application/problem+json`), cached briefly.
-package struct CachedDocument: Sendable, Equatable {
+///
+/// An immutable class, not a struct: a document travels through the cache, the load, the
+/// answer and the response, and each copy of a struct of six references retained each of them;
+/// a copy of this is one retain.
+package final class CachedDocument: Sendable, Equatable {
     /// 200 (detail JSON) or 404 (problem+json).
     package let status: Int
     package let body: [UInt8]
@@ -18,21 +22,38 @@ package struct CachedDocument: Sendable, Equatable {
     /// (``ProductDetailsService`` with a ``PageCompressor``); nil for a page below
     /// `gzipMinBytes`, one that gzip would not shrink, or one not stored. The shared cache keeps
     /// it beside the identity body, so a replica that reads the page compresses nothing.
-    package private(set) var gzip: GzipVariant?
+    package let gzip: GzipVariant?
 
-    package init(status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = []) {
+    /// `gzip`: the body as one gzip member, when it has that variant already (read from the
+    /// shared cache).
+    package convenience init(
+        status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = [], gzip member: [UInt8]? = nil
+    ) {
+        let etag = EntityTag.strong(for: body)
+        self.init(
+            status: status, body: body, etag: etag, missing: missing, shownProducts: shownProducts,
+            gzip: member.map { GzipVariant(body: $0, identityETag: etag) })
+    }
+
+    private init(status: Int, body: [UInt8], etag: String, missing: [DetailPart], shownProducts: [String], gzip: GzipVariant?) {
         self.status = status
         self.body = body
-        self.etag = EntityTag.strong(for: body)
+        self.etag = etag
         self.missing = missing
         self.shownProducts = shownProducts
+        self.gzip = gzip
     }
 
     /// This document with `member` as its gzip variant.
     package func withGzip(_ member: [UInt8]) -> CachedDocument {
-        var document = self
-        document.gzip = GzipVariant(body: member, identityETag: etag)
-        return document
+        CachedDocument(
+            status: status, body: body, etag: etag, missing: missing, shownProducts: shownProducts,
+            gzip: GzipVariant(body: member, identityETag: etag))
+    }
+
+    package static func == (lhs: CachedDocument, rhs: CachedDocument) -> Bool {
+        lhs === rhs || (lhs.status == rhs.status && lhs.etag == rhs.etag && lhs.body == rhs.body && lhs.missing == rhs.missing
+            && lhs.shownProducts == rhs.shownProducts && lhs.gzip == rhs.gzip)
     }
 
     /// The products other than its own whose invalidation reaches this page.

@@ -65,11 +65,13 @@ enum SharedPageCodec {
         }
         guard let gzipBytes = Int(fields[7]), gzipBytes >= 0, gzipBytes <= value.endIndex - (newline + 1) else { return nil }
         let gzipStart = value.endIndex - gzipBytes
-        var document = CachedDocument(status: status, body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown)
+        var member: [UInt8]?
         if gzipBytes > 0 {
             guard value[gzipStart...].starts(with: gzipMagic) else { return nil }
-            document = document.withGzip(Array(value[gzipStart...]))
+            member = Array(value[gzipStart...])
         }
+        let document = CachedDocument(
+            status: status, body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown, gzip: member)
         return SharedPage(
             document: document, ttl: .milliseconds(ttl),
             staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate), stamp: stamp
