@@ -214,6 +214,26 @@ def commands_on_masters(redis):
     return calls
 
 
+def redis_get_reference(redis, requests=50_000):
+    """Redis's own cost of a plain GET of a value the size of a page (1,400 bytes), the reference
+    for the L2 hit's Redis CPU: redis-benchmark (its SET first fills 5,000 random keys) at one
+    connection, unpipelined and pipelined 16 deep; Redis's CPU time per GET from its process and
+    the unpipelined GET's p50. A single redis-server only (None on a cluster)."""
+    if redis.kind != "single":
+        return None
+    base = ["redis-benchmark", "-p", str(redis.port), "-d", "1400", "-r", "5000", "-c", "1", "--csv"]
+    subprocess.run(base + ["-t", "set", "-n", "20000"], capture_output=True, check=True)
+    reference = {}
+    for depth in (1, 16):
+        before = redis.cpu_seconds()
+        out = subprocess.run(base + ["-t", "get", "-n", str(requests), "-P", str(depth)],
+                             capture_output=True, text=True, check=True).stdout
+        reference[f"us_p{depth}"] = (redis.cpu_seconds() - before) * 1e6 / requests
+        fields = [f.strip('"') for f in out.strip().splitlines()[-1].split(",")]
+        reference[f"p50_p{depth}"] = float(fields[4])
+    return reference
+
+
 class WithRedis:
     """A replica for `measure` that also notes Redis's CPU time at every reading (measure reads
     before and after each run), so that Redis's share of a side's runs can be told apart."""
@@ -377,6 +397,7 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
                 result["redis_us"] = side.redis_us_per_request(result["requests"])
         after = metrics(reader)
         keys = keys_per_master(redis)
+        reference = redis_get_reference(redis)
     finally:
         for process in reversed(started):
             process.stop()
@@ -397,6 +418,16 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
         notes.append(f"l2 ({label}): L2 p50 {l2['p50']:.2f} ms against L1's {l1['p50']:.2f} ms "
                      f"(aim: within 0.2 ms, {verdict(l2['p50'] - l1['p50'] <= 0.2)}) and the uncached load's "
                      f"{miss['p50']:.2f} ms (aim: below, {verdict(l2['p50'] < miss['p50'])})")
+    if reference:
+        for connections, (_, l2, _) in results.items():
+            notes.append(f"l2 (c{connections}): Redis CPU per L2 read {l2['redis_us']:.1f} us, "
+                         f"{l2['redis_us'] / reference['us_p1']:.2f}x a plain GET of 1,400 bytes "
+                         f"({reference['us_p1']:.1f} us unpipelined; {reference['us_p16']:.1f} us pipelined 16 deep)")
+        notes.append(f"l2: redis-benchmark GET of 1,400 bytes at c1: p50 {reference['p50_p1']:.3f} ms unpipelined "
+                     f"(the L2 hit's c1 p50 above is the whole request through the replica)")
+        args.figures["Redis CPU per plain GET of 1,400 bytes, unpipelined / 16 deep"] = (
+            f"{reference['us_p1']:.1f} / {reference['us_p16']:.1f} us")
+        args.figures["plain GET p50 at c1 (redis-benchmark)"] = f"{reference['p50_p1']:.3f} ms"
     notes.append(f"l2: the reader replica during the turns: L2 reads {listing(reads)}; Redis commands {listing(commands)}; "
                  f"reconnects {listing(reconnects)}; "
                  f"its upstream requests {upstream_calls:.0f}; the CPU column is the replica's, Redis's is in the notes "
