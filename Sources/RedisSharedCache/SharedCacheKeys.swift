@@ -37,7 +37,15 @@ package struct SharedCacheKeys: Sendable, Equatable {
     /// The fleet's recent invalidations, `<sequence> <id>` (or `*`: everything), oldest first.
     package var invalidationLog: String { prefix + "{invalidations}:log" }
 
+    /// Built in one allocation: three of these are made for every shared read.
     private func productKey(_ id: String, _ name: String) -> String {
-        prefix + "{" + id + "}:" + name
+        var key = ""
+        key.reserveCapacity(prefix.utf8.count + id.utf8.count + name.utf8.count + 3)
+        key += prefix
+        key += "{"
+        key += id
+        key += "}:"
+        key += name
+        return key
     }
 }

@@ -30,6 +30,10 @@ package enum RedisRequest: Sendable, Hashable {
             RESPCommand("ASKING").encode(into: &buffer)
             request.encode(into: &buffer)
         case .transaction(let commands):
+            // Each command reserves exactly what it adds: reserved once here instead, the buffer
+            // is not reallocated once per command.
+            buffer.reserveCapacity(
+                buffer.count + commands.reduce(Self.multi.encodedCount + Self.exec.encodedCount) { $0 + $1.encodedCount })
             Self.multi.encode(into: &buffer)
             for command in commands {
                 command.encode(into: &buffer)
