@@ -42,28 +42,37 @@ enum SharedPageCodec {
         guard leading <= bytes.count else { return nil }
         let value = bytes[leading...]
         guard value.starts(with: magic), let newline = value.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        guard let header = String(validating: value[(leading + magic.count)..<newline], as: UTF8.self) else { return nil }
-        let fields = header.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 8,
-              let status = Int(fields[0]), status == 200 || status == 404,
-              let ttl = Int64(fields[1]), ttl > 0,
-              let staleIfError = Int64(fields[2]), staleIfError >= 0,
-              let staleWhileRevalidate = Int64(fields[3]), staleWhileRevalidate >= 0
+        var header = SharedPageHeaderReader(value, from: leading + magic.count, to: newline)
+        guard let status = header.number(), status == 200 || status == 404,
+              let ttl = header.number(), ttl > 0,
+              let staleIfError = header.number(),
+              let staleWhileRevalidate = header.number(),
+              let missingField = header.field()
         else { return nil }
         var missing: [DetailPart] = []
-        if fields[4] != "-" {
-            for name in fields[4].split(separator: ",", omittingEmptySubsequences: false) {
-                guard let part = DetailPart(rawValue: String(name)), !missing.contains(part) else { return nil }
+        if !header.isNone(missingField) {
+            let read = header.forEachItem(in: missingField) { name in
+                guard let part = DetailPart.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name) }),
+                      !missing.contains(part)
+                else { return false }
                 missing.append(part)
+                return true
             }
+            guard read else { return nil }
         }
-        guard let stamp = UInt64(fields[5]) else { return nil }
+        guard let stamp = header.number(), let shownField = header.field() else { return nil }
         var shown: [String] = []
-        if fields[6] != "-" {
-            shown = fields[6].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard shown.allSatisfy(ProductDetailsService.isValidID) else { return nil }
+        if !header.isNone(shownField) {
+            let read = header.forEachItem(in: shownField) { id in
+                let text = String(decoding: id, as: UTF8.self)
+                guard ProductDetailsService.isValidID(text) else { return false }
+                shown.append(text)
+                return true
+            }
+            guard read else { return nil }
         }
-        guard let gzipBytes = Int(fields[7]), gzipBytes >= 0, gzipBytes <= value.endIndex - (newline + 1) else { return nil }
+        guard let gzipCount = header.number(), header.isAtEnd, gzipCount <= value.endIndex - (newline + 1) else { return nil }
+        let gzipBytes = Int(gzipCount)
         let gzipStart = value.endIndex - gzipBytes
         var member: [UInt8]?
         if gzipBytes > 0 {
@@ -71,10 +80,11 @@ enum SharedPageCodec {
             member = Array(value[gzipStart...])
         }
         let document = CachedDocument(
-            status: status, body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown, gzip: member)
+            status: Int(status), body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown, gzip: member)
         return SharedPage(
             document: document, ttl: .milliseconds(ttl),
-            staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate), stamp: stamp
+            staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate),
+            stamp: UInt64(stamp)
         )
     }
 }

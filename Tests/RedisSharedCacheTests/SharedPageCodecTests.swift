@@ -45,6 +45,10 @@ struct SharedPageCodecTests {
         // The gzip member: a length past the value, a negative one, none, one that is no gzip.
         "PD3 200 60000 0 0 - 0 - 3\n{}", "PD3 200 60000 0 0 - 0 - -1\n{}", "PD3 200 60000 0 0 - 0 -\n{}",
         "PD3 200 60000 0 0 - 0 - 2\n{}",
+        // Read in place: a sign, a number too long to hold, a trailing space, a non-ASCII id, an
+        // empty part name.
+        "PD3 200 +60000 0 0 - 0 - 0\n{}", "PD3 200 1234567890123456789 0 0 - 0 - 0\n{}", "PD3 200 60000 0 0 - 0 - 0 \n{}",
+        "PD3 200 60000 0 0 - 0 p\u{e9} 0\n{}", "PD3 200 60000 0 0 reviews, 0 - 0\n{}",
     ])
     func refusesAnythingElse(text: String) {
         #expect(SharedPageCodec.decode(Array(text.utf8)) == nil)
