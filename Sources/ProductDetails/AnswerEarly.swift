@@ -7,12 +7,12 @@ struct AnswerEarly: Sendable {
     typealias Prepare = nonisolated(nonsending) @Sendable (LoadedDocument) async -> LoadedDocument
 
     private let deliver: InFlightLoads<String, LoadedDocument>.EarlyAnswer
-    private let traceID: String?
+    private let trace: TraceContext?
     private var prepare: Prepare?
 
-    init(_ deliver: InFlightLoads<String, LoadedDocument>.EarlyAnswer, traceID: String?) {
+    init(_ deliver: InFlightLoads<String, LoadedDocument>.EarlyAnswer, trace: TraceContext?) {
         self.deliver = deliver
-        self.traceID = traceID
+        self.trace = trace
     }
 
     /// This answer with `step` applied to the page before it is delivered (after any earlier step).
@@ -28,7 +28,7 @@ struct AnswerEarly: Sendable {
 
     func callAsFunction(_ loaded: LoadedDocument) async {
         var loaded = loaded
-        loaded.traceID = traceID
+        loaded.trace = trace
         if let prepare { loaded = await prepare(loaded) }
         await deliver(loaded)
     }

@@ -3,8 +3,9 @@ struct LoadedDocument: Sendable {
     let document: CachedDocument
     /// The TTL it was stored with; `nil` when it was not stored (caching off, or invalidated).
     let storedFor: Duration?
-    /// The trace its upstream calls carried.
-    var traceID: String?
+    /// The trace its upstream calls carried, kept as numbers: its id is written out as text only
+    /// for a request that joined the load (``DetailAnswer/loadTraceID``), not for every load.
+    var trace: TraceContext?
     /// Set when the document is served stale (from the shared cache, while another replica
     /// refreshes it): how long it has been stale.
     var staleAge: Duration?
@@ -47,12 +48,12 @@ extension ProductDetailsService {
         let context = LoadContext(
             id: id, requestID: requestID, trace: trace, observer: observer, token: cache.loadToken(for: id), stamp: shared?.stamp,
             deadline: time.now + settings.requestDeadline, executor: executor)
-        let answerEarly = early.map { AnswerEarly($0, traceID: trace?.traceID) }
+        let answerEarly = early.map { AnswerEarly($0, trace: trace) }
         // Without a shared cache a load is its upstream calls: no frame for the fleet's phases.
         var loaded = shared == nil
             ? try await loadFromUpstreams(context, answerEarly: answerEarly)
             : try await loadUntraced(context, readsShared: readsShared, answerEarly: answerEarly)
-        loaded.traceID = trace?.traceID
+        loaded.trace = trace
         return loaded
     }
 

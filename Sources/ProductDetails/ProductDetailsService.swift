@@ -226,7 +226,7 @@ package final class ProductDetailsService: Sendable {
                 return try await self.load(
                     id: id, requestID: requestID, trace: trace, observer: observer, readsShared: readsShared, executor: executor, early: early)
             }
-            let traceID = collapsed ? loaded.traceID : nil
+            let traceID = collapsed ? loaded.trace?.traceID : nil
             if let staleAge = loaded.staleAge {
                 events.cacheLookup(.stale)
                 let outcome = CacheOutcome(
