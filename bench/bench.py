@@ -12,8 +12,19 @@ alternate between nginx and us, so a noisy neighbour hits both sides alike; a ro
 hypervisor stole more than BENCH_MAX_STEAL (default 5%) of the CPU time is measured again.
 
 Usage: bench/bench.py [--duration SECONDS] [--rounds N] [--loops N] [--fleet-backend single,cluster]
-                      [--scenarios healthz,hot,miss,fill,herd,memory,logged,stub-miss,
+                      [--scenarios healthz,hot,hot-gzip,miss,fill,herd,memory,logged,stub-miss,
                                    l2,fleet-herd,invalidation,dependent,bulk,redis-down]
+
+The binaries are $BUILD_DIR/release's (BUILD_DIR defaults to .build): `BUILD_DIR=/some/dir` with
+copies of another build's product-details and catalog-stub in /some/dir/release measures that one.
+
+The `hot-gzip` row is the hot row (100 cached ids, c64) with `Accept-Encoding: gzip` on every
+request, against a second nginx serving the same gzip bytes as files beside the pages
+(`gzip_static on`; each `.json.gz` is our own gzip answer for that page, level 6 made at store).
+Its setup fails the run unless both sides answer each page with the same bytes and `Content-Encoding:
+gzip` (identity for pages under GZIP_MIN_BYTES, 512, on both). Its note gives the bytes on the
+wire: the median hot page's body and one 100-id batch's (`GET /products?ids=...`, gzipped on the
+fly at level 1), identity against gzip.
 
 The `logged` rows turn logs on for both sides: ours at LOG_LEVEL=info with standard output to a
 file, nginx with its default access_log (combined format) to a file, next to the unlogged rows.
@@ -39,8 +50,12 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVICE = os.path.join(ROOT, ".build/release/product-details")
-STUB = os.path.join(ROOT, ".build/release/catalog-stub")
+# The binaries measured: $BUILD_DIR/release (BUILD_DIR, as for scripts/soak.py and bench/gray.py,
+# defaults to .build; relative to the tree). A folder holding another build's two binaries in
+# release/ measures that build with this script, e.g. a build before a change against one after.
+RELEASE = os.path.join(ROOT, os.environ.get("BUILD_DIR", ".build"), "release")
+SERVICE = os.path.join(RELEASE, "product-details")
+STUB = os.path.join(RELEASE, "catalog-stub")
 # What the Dockerfile and compose.yaml give the service (Sources/App/AllocatorTuning.swift): the
 # service does not set it itself, so every measurement starts it with it.
 ALLOCATOR_TUNABLES = "glibc.malloc.tcache_count=128"
@@ -237,6 +252,7 @@ http {{
   sendfile on;
   tcp_nopush on;
   keepalive_requests 1000000;
+  {gzip}
   server {{
     listen 127.0.0.1:{port} reuseport;
     location = /healthz {{ default_type application/json; add_header Cache-Control no-store; return 200 '{{"status":"ok"}}'; }}
@@ -252,14 +268,28 @@ http {{
 """
 
 
-def start_nginx(directory, workers=1, access_log="off"):
+def start_nginx(directory, workers=1, access_log="off", gzip_static=False):
+    """nginx on `directory`'s exported files. With `gzip_static`, a client sending `Accept-Encoding:
+    gzip` gets `<file>.gz` where there is one, with `Content-Encoding: gzip` and `Vary` (nginx compresses
+    nothing itself: `gzip` stays off)."""
     port = free_port()
+    gzip = "gzip_static on; gzip_vary on;" if gzip_static else ""
     with open(os.path.join(directory, "nginx.conf"), "w") as f:
-        f.write(NGINX_CONF.format(dir=directory, port=port, access_log=access_log, workers=workers))
+        f.write(NGINX_CONF.format(dir=directory, port=port, access_log=access_log, workers=workers, gzip=gzip))
     process = Process(["nginx", "-c", os.path.join(directory, "nginx.conf"), "-p", directory])
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     process.add_children()
     return process, port
+
+
+def start_second_nginx(work, name, workers, **options):
+    """Another nginx (`start_nginx`'s `options`) on the files exported in `work`, from a folder
+    `name` of its own beside them: the main one's configuration stays as every other row has it."""
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    os.symlink(os.path.join(work, "www"), os.path.join(directory, "www"))
+    process, port = start_nginx(directory, workers=workers, **options)
+    return directory, process, port
 
 
 def start_service(env, binary=None, prefix=(), log_path=None):
@@ -281,13 +311,25 @@ def start_stub(env=None, binary=None, prefix=()):
     return process, port
 
 
-def export_pages(service_port, directory, ids):
-    """The ceiling serves exactly the bytes our service answers."""
+def export_pages(service_port, directory, ids, gzipped=False):
+    """The ceiling serves exactly the bytes our service answers. With `gzipped`, each page is asked
+    for again (cached by then) with `Accept-Encoding: gzip`, and where the answer is gzip its bytes
+    go beside the page as `<id>.json.gz`, for nginx's `gzip_static`; returns the ids written so."""
     os.makedirs(os.path.join(directory, "www/pages"), exist_ok=True)
+    written = []
     for product in ids:
+        path = os.path.join(directory, "www/pages", product + ".json")
         _, _, body = get(f"http://127.0.0.1:{service_port}/products/{product}")
-        with open(os.path.join(directory, "www/pages", product + ".json"), "wb") as f:
+        with open(path, "wb") as f:
             f.write(body)
+        if not gzipped:
+            continue
+        _, headers, body = get(f"http://127.0.0.1:{service_port}/products/{product}", {"Accept-Encoding": "gzip"})
+        if headers.get("Content-Encoding") == "gzip":
+            with open(path + ".gz", "wb") as f:
+                f.write(body)
+            written.append(product)
+    return written
 
 
 def export_upstream(stub_port, directory, ids):
@@ -297,6 +339,43 @@ def export_upstream(stub_port, directory, ids):
             _, _, body = get(f"http://127.0.0.1:{stub_port}/products/{product}{suffix}")
             with open(os.path.join(directory, "www", kind, product + ".json"), "wb") as f:
                 f.write(body)
+
+
+def check_gzip_pages(service_port, nginx_port, ids, gzipped):
+    """Asks both sides for each page with `Accept-Encoding: gzip` and fails unless they answer the
+    same bytes, `Content-Encoding: gzip` exactly for the `gzipped` ids (and at least one is), and
+    identity for the rest. Returns each id's body bytes, identity and as sent with gzip."""
+    if not gzipped:
+        raise RuntimeError("hot-gzip: the service answered no page with Content-Encoding: gzip")
+    identity_bytes, gzip_bytes = {}, {}
+    for product in ids:
+        answers = {}
+        for side, port in (("ours", service_port), ("nginx", nginx_port)):
+            _, headers, body = get(f"http://127.0.0.1:{port}/products/{product}", {"Accept-Encoding": "gzip"})
+            answers[side] = headers.get("Content-Encoding", "identity"), body
+        expected = "gzip" if product in gzipped else "identity"
+        if answers["ours"] != answers["nginx"] or answers["ours"][0] != expected:
+            raise RuntimeError(f"hot-gzip: {product} with Accept-Encoding: gzip: ours {answers['ours'][0]}, "
+                               f"{len(answers['ours'][1])} bytes; nginx {answers['nginx'][0]}, "
+                               f"{len(answers['nginx'][1])} bytes; expected the same {expected} bytes")
+        _, _, identity = get(f"http://127.0.0.1:{service_port}/products/{product}")
+        identity_bytes[product] = len(identity)
+        gzip_bytes[product] = len(answers["ours"][1])
+    return identity_bytes, gzip_bytes
+
+
+def wire_bytes_note(service_port, ids, identity_bytes, gzip_bytes):
+    """Bytes on the wire (bodies as read: our answers have a Content-Length), identity against
+    gzip: the median page of `ids` (by identity size) and one batch of all of `ids`."""
+    page = sorted(ids, key=lambda product: identity_bytes[product])[(len(ids) - 1) // 2]
+    batch = {}
+    for encoding, headers in (("identity", {}), ("gzip", {"Accept-Encoding": "gzip"})):
+        _, answer_headers, body = get(f"http://127.0.0.1:{service_port}/products?ids=" + ",".join(ids), headers)
+        batch[encoding] = len(body), answer_headers.get("Content-Encoding", "identity")
+    return (f"bytes on the wire, body identity / with Accept-Encoding: gzip: the median page of the {len(ids)} hot ids "
+            f"({page}) {identity_bytes[page]} / {gzip_bytes[page]} bytes ({gzip_bytes[page] / identity_bytes[page]:.0%}); "
+            f"one {len(ids)}-id batch GET /products?ids=... {batch['identity'][0]} / {batch['gzip'][0]} bytes "
+            f"({batch['gzip'][0] / batch['identity'][0]:.0%}, sent {batch['gzip'][1]})")
 
 
 def row(name, ours, ceiling, extra=""):
@@ -343,7 +422,7 @@ def main():
     parser.add_argument("--duration", type=int, default=int(os.environ.get("BENCH_SECONDS", "3")),
                         help="seconds per run (throughput scenarios run BENCH_ROUNDS runs per side)")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "9")))
-    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,logged,miss,fill,herd,memory,"
+    parser.add_argument("--scenarios", default=os.environ.get("BENCH_SCENARIOS", "healthz,hot,hot-gzip,logged,miss,fill,herd,memory,"
                                                             + ",".join(fleet.FLEET_SCENARIOS)))
     parser.add_argument("--fleet-backend", default=os.environ.get("BENCH_FLEET_BACKEND", "single"),
                         help="the fleet rows' Redis: single, cluster (a loopback Redis Cluster), or single,cluster "
@@ -389,14 +468,35 @@ def main():
             service.stop()
             started.remove(service)
 
+        if "hot-gzip" in scenarios:
+            # The hot row with `Accept-Encoding: gzip`: ours answers each cached page's gzip variant
+            # (made once, when stored), a second nginx the same bytes from `.json.gz` files
+            # (`gzip_static`). Pages under GZIP_MIN_BYTES are identity on both sides.
+            service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", **loops})
+            started.append(service)
+            hot = ids[:100]
+            gzipped = export_pages(port, work, hot, gzipped=True)
+            gzip_dir, gzip_nginx, gzip_nginx_port = start_second_nginx(work, "gzip", args.loops, gzip_static=True)
+            started.append(gzip_nginx)
+            identity_bytes, gzip_bytes = check_gzip_pages(port, gzip_nginx_port, hot, gzipped)
+            script = lua_paths(work, "hot-gzip.lua", [f"/products/{p}" for p in hot], headers={"Accept-Encoding": "gzip"})
+            ceiling, ours = alternate([(gzip_nginx, f"http://127.0.0.1:{gzip_nginx_port}", script),
+                                       (service, f"http://127.0.0.1:{port}", script)], args.duration, args.rounds)
+            lines.append(row("hot-gzip: 100 ids cached, Accept-Encoding: gzip (c64)", ours, ceiling,
+                             f"{len(gzipped)} of 100 pages gzip on both sides, the rest identity; "
+                             f"{sum(gzip_bytes.values())} body bytes for the 100 against {sum(identity_bytes.values())} identity"))
+            notes.append(wire_bytes_note(port, hot, identity_bytes, gzip_bytes))
+            service.stop()
+            started.remove(service)
+            gzip_nginx.stop()
+            started.remove(gzip_nginx)
+            shutil.rmtree(gzip_dir, ignore_errors=True)
+
         if "logged" in scenarios:
             # A second nginx on the same files with its default access log to a file, and our
             # service at LOG_LEVEL=info with standard output to a file: each side logs every request.
-            logged_dir = os.path.join(work, "logged")
-            os.makedirs(logged_dir)
-            os.symlink(os.path.join(work, "www"), os.path.join(logged_dir, "www"))
-            logged_nginx, logged_nginx_port = start_nginx(logged_dir, workers=args.loops,
-                                                          access_log=os.path.join(logged_dir, "access.log"))
+            logged_dir, logged_nginx, logged_nginx_port = start_second_nginx(
+                work, "logged", args.loops, access_log=os.path.join(work, "logged", "access.log"))
             started.append(logged_nginx)
             service, port = start_service({"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "LOG_LEVEL": "info", **loops},
                                           log_path=os.path.join(logged_dir, "service.log"))
@@ -450,7 +550,8 @@ def main():
         if "fill" in scenarios:
             # Cache on, every request an id never asked before: `p<n>-<run>-<lap>` (the upstream
             # export answers it with p<n>'s documents, see NGINX_CONF), so each answer is a load
-            # and a store into L1, which evicts once CACHE_MAX_ENTRIES (10,000) pages are held.
+            # and a store into L1, which evicts once CACHE_MAX_ENTRIES (10,000) pages are held,
+            # and compresses the page once (gzip level 6, at GZIP_MIN_BYTES or more; issue 32).
             # The miss side (cache off, 5,000 ids) takes turns with it for the comparison.
             upstream = f"http://127.0.0.1:{nginx_port}/upstream"
             miss_service, miss_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
