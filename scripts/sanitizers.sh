@@ -81,6 +81,7 @@ mkdir -p "$scratch"
 status=0
 "$swift" test --skip-build --sanitize="$mode" --scratch-path "$scratch" "${extra_flags[@]}" "$@" 2>&1 | tee "$log" || status=$?
 scripts/reap-test-redis.sh
+scripts/reap-test-services.sh "$scratch"
 reports=$(grep -cE "$report" "$log" || true)
 
 echo "sanitizers: $mode: swift test exit $status, $reports sanitizer report(s); log $log"

@@ -8,7 +8,8 @@
 # The whole output is also kept in $SWIFT_TEST_LOG (.build/swift-test.log).
 #
 # First, scripts/check-clockless-tests.sh: the unit level neither sleeps nor reads the wall clock.
-# Last, scripts/reap-test-redis.sh: no redis-server a test started outlives the run.
+# Last, scripts/reap-test-redis.sh and scripts/reap-test-services.sh: no redis-server, service or
+# stub a test started outlives the run.
 #
 # Usage: scripts/swift-test.sh [swift test arguments...]
 # Environment: SWIFT (swift), SWIFT_TEST_TIMEOUT (1200 s for the whole run).
@@ -30,6 +31,7 @@ if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "==== swift test ran past SWIFT_TEST_TIMEOUT (${SWIFT_TEST_TIMEOUT:-1200} s) and was stopped ===="
 fi
 scripts/reap-test-redis.sh
+scripts/reap-test-services.sh
 if [ "$status" -ne 0 ]; then
   echo
   echo "==== swift test failed (exit $status); full output in $log ===="
