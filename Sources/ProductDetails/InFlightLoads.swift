@@ -33,6 +33,9 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     private var nextID: UInt64 = 0
     /// Mirrors `loads.count` so that metrics can read it without an actor hop.
     private nonisolated let runningCount = Atomic<Int>(0)
+    /// Mirrors the keys of `joinableLoads`, so that a request can tell without an actor hop
+    /// whether it would join a load (``isJoinable(_:)``).
+    private nonisolated let joinableKeys = Mutex<Set<Key>>([])
 
     package init(maxLoads: Int = .max, events: any ServiceEvents = NoEvents()) {
         self.maxLoads = maxLoads
@@ -124,16 +127,19 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// Later callers for `key` start a new load instead of joining the running one.
     package func detach(_ key: Key) {
         joinableLoads[key] = nil
+        _ = joinableKeys.withLock { $0.remove(key) }
     }
 
     /// Later callers for every key start new loads instead of joining running ones.
     package func detachAll() {
         joinableLoads.removeAll()
+        joinableKeys.withLock { $0.removeAll() }
     }
 
-    /// Whether a load new callers may join is running for `key` (for tests).
-    package func isJoinable(_ key: Key) -> Bool {
-        joinableLoads[key] != nil
+    /// Whether a load new callers may join is running for `key`, read without an actor hop: by
+    /// the time the caller acts on it, such a load may have started or ended.
+    package nonisolated func isJoinable(_ key: Key) -> Bool {
+        joinableKeys.withLock { $0.contains(key) }
     }
 
     private func start(
@@ -157,6 +163,7 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         }
         loads[loadID] = Load(key: key, task: task, survivesWithoutWaiters: survivesWithoutWaiters)
         joinableLoads[key] = loadID
+        joinableKeys.withLock { _ = $0.insert(key) }
         runningCount.wrappingAdd(1, ordering: .relaxed)
         events.loadStarted()
         return loadID
@@ -196,6 +203,7 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
         guard let load = loads.removeValue(forKey: loadID) else { return nil }
         if joinableLoads[load.key] == loadID {
             joinableLoads[load.key] = nil
+            _ = joinableKeys.withLock { $0.remove(load.key) }
         }
         runningCount.wrappingSubtract(1, ordering: .relaxed)
         return load

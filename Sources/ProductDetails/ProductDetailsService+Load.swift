@@ -38,28 +38,33 @@ extension ProductDetailsService {
     ///
     /// Throws ``ProductDetailsError`` when the product cannot be had, `CancellationError` when
     /// the load's task was cancelled (its last waiter left). A product 404 is an answer, not an
-    /// error: it becomes a briefly cached 404 document.
+    /// error: it becomes a briefly cached 404 document. `begun`: the shared phase as the starting
+    /// request began it (its look, its token and its deadline).
     func load(
         id: String, requestID: String, trace: TraceContext? = nil, observer: (any LoadObserver)? = nil, readsShared: Bool = true,
-        executor: (any TaskExecutor)? = nil, early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil
+        executor: (any TaskExecutor)? = nil, early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil,
+        begun: BegunSharedPhase? = nil
     ) async throws -> LoadedDocument {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
-            id: id, requestID: requestID, trace: trace, observer: observer, token: cache.loadToken(for: id), stamp: shared?.stamp,
-            deadline: time.now + settings.requestDeadline, executor: executor)
+            id: id, requestID: requestID, trace: trace, observer: observer, token: begun?.token ?? cache.loadToken(for: id),
+            stamp: begun.map(\.stamp) ?? shared?.stamp, deadline: begun?.deadline ?? time.now + settings.requestDeadline,
+            executor: executor)
         let answerEarly = early.map { AnswerEarly($0, trace: trace) }
         // Without a shared cache a load is its upstream calls: no frame for the fleet's phases.
         var loaded = shared == nil
             ? try await loadFromUpstreams(context, answerEarly: answerEarly)
-            : try await loadUntraced(context, readsShared: readsShared, answerEarly: answerEarly)
+            : try await loadUntraced(context, readsShared: readsShared, answerEarly: answerEarly, begun: begun)
         loaded.trace = trace
         return loaded
     }
 
     /// Outlined: its frame (the fleet's phases) is large, and a single node's load never needs it.
     @inline(never)
-    private func loadUntraced(_ context: LoadContext, readsShared: Bool, answerEarly: AnswerEarly?) async throws -> LoadedDocument {
+    private func loadUntraced(
+        _ context: LoadContext, readsShared: Bool, answerEarly: AnswerEarly?, begun: BegunSharedPhase?
+    ) async throws -> LoadedDocument {
         guard let shared else {
             return try await loadFromUpstreams(context, answerEarly: answerEarly)
         }
@@ -97,7 +102,7 @@ extension ProductDetailsService {
             }
             return try await alone(status)
         }
-        switch try await sharedPhase(context, shared: shared) {
+        switch try await sharedPhase(context, shared: shared, begun: begun) {
         case .answered(let loaded):
             return loaded
         case .load(nil, let status):

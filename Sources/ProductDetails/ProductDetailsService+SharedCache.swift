@@ -7,31 +7,56 @@ enum SharedPhase: Sendable {
 }
 
 extension ProductDetailsService {
+    /// A request's own first look at the shared cache, before it joins or starts a load: an L2
+    /// hit is answered by the request itself, with no load task, no in-flight entry and no
+    /// lease. `nil` when this replica already loads `id` (the request joins that load, which
+    /// looked), or has not read the fleet's invalidation log (nothing shared can be vouched for).
+    func beginSharedPhase(id: String, shared: SharedCache) async -> BegunSharedPhase? {
+        guard !inFlight.isJoinable(id), let stamp = shared.stamp else { return nil }
+        let token = cache.loadToken(for: id)
+        let deadline = time.now + settings.requestDeadline
+        var machine = SharedLookupMachine(settings: shared.settings, deadline: deadline)
+        guard case .read(let readDeadline) = machine.start(now: time.now) else { return nil }
+        let next: SharedLookupMachine.Action
+        var peeked = false
+        switch await shared.peek(id: id, deadline: readDeadline) {
+        case .found(let read):
+            let answered = time.now
+            next = machine.readAnswered(keptLocally(read, id: id, token: token), now: answered)
+        case .unknown:
+            next = .read(deadline: readDeadline)
+            peeked = true
+        case .failed:
+            next = machine.readFailed(now: time.now)
+        }
+        return BegunSharedPhase(machine: machine, next: next, peeked: peeked, token: token, stamp: stamp, deadline: deadline)
+    }
+
     /// Looks in the shared cache before a load goes upstream, inside the in-flight load, so a
-    /// replica asks once per product however many of its clients wait. The rules are
+    /// replica asks once per product however many of its clients wait (carrying on from
+    /// `begun`, the look of the request that started the load). The rules are
     /// ``SharedLookupMachine``'s; this does what it says, on the service's time line.
-    func sharedPhase(_ context: LoadContext, shared: SharedCache) async throws -> SharedPhase {
+    func sharedPhase(_ context: LoadContext, shared: SharedCache, begun: BegunSharedPhase? = nil) async throws -> SharedPhase {
         let id = context.id
-        var machine = SharedLookupMachine(settings: shared.settings, deadline: context.deadline)
-        var action = machine.start(now: time.now)
+        var machine: SharedLookupMachine
+        var action: SharedLookupMachine.Action
+        var peeked = false
+        if let begun {
+            (machine, action, peeked) = (begun.machine, begun.next, begun.peeked)
+        } else {
+            machine = SharedLookupMachine(settings: shared.settings, deadline: context.deadline)
+            action = machine.start(now: time.now)
+        }
         while true {
             switch action {
             case .read(let deadline):
-                if var read = await shared.read(id: id, deadline: deadline) {
+                if let read = await shared.read(id: id, deadline: deadline, peeked: peeked) {
                     let answered = time.now
-                    if case .page(let page, let age, let generation) = read {
-                        // A page stored with its variant keeps it; one stored without (by a
-                        // replica that does not compress) is compressed here, once.
-                        let local = SharedPage(
-                            document: compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
-                            staleWhileRevalidate: page.staleWhileRevalidate, stamp: page.stamp)
-                        keepLocally(local, age: age, id: id, token: context.token)
-                        read = .page(local, age: age, generation: generation)
-                    }
-                    action = machine.readAnswered(read, now: answered)
+                    action = machine.readAnswered(keptLocally(read, id: id, token: context.token), now: answered)
                 } else {
                     action = machine.readFailed(now: time.now)
                 }
+                peeked = false
             case .claim(let generation, let deadline):
                 let claim = await shared.claim(id: id, generation: generation, deadline: deadline)
                 action = machine.claimAnswered(claim, now: time.now)
@@ -62,6 +87,17 @@ extension ProductDetailsService {
                 throw ProductDetailsError.sharedLoadTimedOut
             }
         }
+    }
+
+    /// `read` as kept in L1: a page stored with its gzip variant keeps it, one stored without (by
+    /// a replica that does not compress) is compressed here, once.
+    private func keptLocally(_ read: SharedRead, id: String, token: LoadToken) -> SharedRead {
+        guard case .page(let page, let age, let generation) = read else { return read }
+        let local = SharedPage(
+            document: compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
+            staleWhileRevalidate: page.staleWhileRevalidate, stamp: page.stamp)
+        keepLocally(local, age: age, id: id, token: token)
+        return .page(local, age: age, generation: generation)
     }
 
     /// Fills L1 with a page read from the shared cache, its windows counted from its first store.

@@ -217,14 +217,26 @@ package final class ProductDetailsService: Sendable {
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?,
         readsShared: Bool = true
     ) async throws(ProductDetailsError) -> DetailAnswer {
+        var begun: BegunSharedPhase?
+        if readsShared, let shared {
+            begun = await beginSharedPhase(id: id, shared: shared)
+            if case .answerFresh(let document, let remaining, let status)? = begun?.next {
+                // Answered as the load would have answered it, and counted as one.
+                events.loadStarted()
+                events.loadFinished()
+                events.cacheLookup(.miss)
+                return DetailAnswer(document: document, cache: CacheOutcome(result: .miss, ttlRemaining: remaining, shared: status))
+            }
+        }
         let failure: ProductDetailsError
         do {
             // Only the load this request starts runs this closure: a request that joins one
             // hears nothing of its work.
-            let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
+            let (loaded, collapsed) = try await inFlight.value(for: id, executor: executor) { [self, begun] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
                 observer?.loadStarted()
                 return try await self.load(
-                    id: id, requestID: requestID, trace: trace, observer: observer, readsShared: readsShared, executor: executor, early: early)
+                    id: id, requestID: requestID, trace: trace, observer: observer, readsShared: readsShared, executor: executor, early: early,
+                    begun: begun)
             }
             let traceID = collapsed ? loaded.trace?.traceID : nil
             if let staleAge = loaded.staleAge {

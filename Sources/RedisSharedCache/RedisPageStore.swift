@@ -25,8 +25,8 @@ package struct RedisPageStore: SharedPageStore {
         self.invalidationMemory = invalidationMemory
     }
 
-    package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
-        if let known = try await readWithoutScript(id: id, deadline: deadline) { return known }
+    package func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead {
+        if !peeked, let known = try await peek(id: id, deadline: deadline) { return known }
         return try await read(id: id, page: true, deadline: deadline)
     }
 
@@ -37,7 +37,7 @@ package struct RedisPageStore: SharedPageStore {
     /// page of an older generation, which that load's store replaces). Anything else (no
     /// generation yet, no lease, a value of this generation in another format or expiring right
     /// now) is nil: the read script then does what it does for those.
-    private func readWithoutScript(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
+    package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
         let page = RESPArgument.string(keys.page(of: id))
         let reply = try await run(.transaction([
             RESPCommand("MGET", .string(keys.generation(of: id)), page, .string(keys.lease(of: id))), RESPCommand("PTTL", page),

@@ -89,7 +89,7 @@ struct InFlightLoadsTests {
         await eventually { loads.cancellations.values == [0] }
         #expect(table.count == 0)
         #expect(events.count("loadCancelled") == 1)
-        #expect(!(await table.isJoinable("k")))
+        #expect(!table.isJoinable("k"))
     }
 
     @Test func anAlreadyCancelledCallerStartsNothing() async {
@@ -154,8 +154,8 @@ struct InFlightLoadsTests {
         let b = Task { try await table.value(for: "b", load: loads.load("b")) }
         await loads.waitForStarts(2)
         await table.detachAll()
-        #expect(!(await table.isJoinable("a")))
-        #expect(!(await table.isJoinable("b")))
+        #expect(!table.isJoinable("a"))
+        #expect(!table.isJoinable("b"))
         loads.gate(0).open()
         loads.gate(1).open()
         _ = try await (a.value, b.value)

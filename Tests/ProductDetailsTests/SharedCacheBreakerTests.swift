@@ -8,7 +8,8 @@ struct SharedCacheBreakerTests {
     /// A store whose every call gets no reply before its deadline: what the breaker sees of a
     /// Redis that stopped answering, or of one given too little time.
     struct UnansweredStore: SharedPageStore {
-        func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead { throw .timedOut }
+        func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? { throw .timedOut }
+        func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead { throw .timedOut }
         func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
             throw .timedOut
         }

@@ -55,6 +55,58 @@ struct SharedCacheRuleTests {
         #expect(fleet.store.calls == calls)
     }
 
+    /// An L2 hit is the request's own look: one call to the store, no load started in the
+    /// in-flight table, and no upstream work told to the request (its log line said three
+    /// upstream attempts when the hit went through a load).
+    @Test func aSharedHitIsAnsweredByTheRequestsOwnLookWithoutALoad() async throws {
+        let fleet = Replicas()
+        let first = await fleet.replica()
+        let second = await fleet.replica()
+        _ = try await first.detail(id: "p1")
+        let calls = fleet.store.calls
+        let observer = CountingObserver()
+        let answer = try await second.detail(id: "p1", observer: observer)
+        #expect(answer.cache.result == .miss && answer.cache.shared?.result == .hit)
+        #expect(fleet.store.calls == calls + 1)
+        #expect(observer.loads == 0)
+        #expect(second.inFlightCount == 0)
+        #expect(fleet.events.count("read hit") == 1)
+    }
+
+    /// The look's page is kept in L1 only if no invalidation came while it was on its way: the
+    /// load token is taken before the look.
+    @Test func aPageLookedAtWhileItsProductIsInvalidatedIsNotKept() async throws {
+        let fleet = Replicas()
+        let first = await fleet.replica()
+        let second = await fleet.replica()
+        _ = try await first.detail(id: "p1")
+        fleet.store.afterEachCall { second.dropCachedCopies(.product("p1")) }
+        let looked = try await second.detail(id: "p1")
+        #expect(looked.cache.shared?.result == .hit)
+        fleet.store.afterEachCall {}
+        let calls = fleet.store.calls
+        let again = try await second.detail(id: "p1")
+        #expect(again.cache.result == .miss, "not an L1 hit: the page read during the invalidation was not kept")
+        #expect(fleet.store.calls > calls)
+    }
+
+    /// A request for a product this replica is loading joins the load without a look of its own.
+    @Test func aRequestForAProductBeingLoadedHereJoinsWithoutALook() async throws {
+        let fleet = Replicas()
+        let replica = await fleet.replica()
+        let gate = fleet.catalog.productPort.hold()
+        let finished = Finished()
+        let loading = fleet.start(replica, "p1", finished: finished)
+        await gate.waitForWaiters()
+        let calls = fleet.store.calls
+        let joining = fleet.start(replica, "p1", finished: finished)
+        await eventually { fleet.events.count("coalesced") == 1 }
+        #expect(fleet.store.calls == calls)
+        fleet.catalog.productPort.release()
+        _ = try await loading.value
+        #expect(try await joining.value.cache.collapsed)
+    }
+
     /// A holder that took the lease and died costs its waiters one lease, then one takes over.
     @Test func aDeadHolderCostsItsWaitersOneLapseThenOneTakesOver() async throws {
         let fleet = Replicas(shared: SharedCacheSettings(leaseDuration: .seconds(1)))

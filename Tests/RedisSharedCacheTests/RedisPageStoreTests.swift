@@ -93,6 +93,29 @@ struct RedisPageStoreTests {
         #expect(generation == claim.generation)
     }
 
+    /// A request's look before it starts a load: one transaction, no lease taken, nothing
+    /// created; the read that follows a look that found nothing is the script alone.
+    @Test func aPeekTakesNoLeaseAndTheReadAfterItIsTheScriptAlone() async throws {
+        var sent = await redis.sent.count
+        #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
+        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(try await raw("EXISTS", .string(keys.lease(of: "p1")), .string(keys.generation(of: "p1"))) == .integer(0))
+        sent = await redis.sent.count
+        guard case .claimed(let claim) = try await store.read(id: "p1", deadline: Self.far, peeked: true) else {
+            Issue.record("expected a claim")
+            return
+        }
+        #expect(await Array(redis.sent[sent...]) == ["EVAL"])
+        #expect(try await store.peek(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        guard case .page(let page, _, let generation)? = try await store.peek(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the stored page")
+            return
+        }
+        #expect(page == Self.page())
+        #expect(generation == claim.generation)
+    }
+
     /// A page's gzip variant is stored with it and read back with it, byte for byte.
     @Test func theGzipVariantIsStoredAndReadWithThePage() async throws {
         let claim = try await claim("p1")

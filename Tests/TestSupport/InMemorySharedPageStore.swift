@@ -123,7 +123,19 @@ package final class InMemorySharedPageStore: SharedPageStore {
         }
     }
 
-    package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+    package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
+        let now = time.now
+        return try answer { state in
+            guard let generation = state.generations[id] else { return nil }
+            if let stored = state.pages[id], stored.generation == generation, now - stored.at < stored.page.lifetime {
+                return .page(stored.page, age: now - stored.at, generation: generation)
+            }
+            return state.lease(of: id, at: generation, now: now) == nil ? nil : .loadingElsewhere
+        }
+    }
+
+    /// Atomic in memory: `peeked` changes nothing.
+    package func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead {
         let now = time.now
         let leaseDuration = self.leaseDuration
         return try answer { state in

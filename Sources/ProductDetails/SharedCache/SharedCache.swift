@@ -82,26 +82,50 @@ package final class SharedCache: Sendable {
         time.now + settings.timeout
     }
 
-    /// Reads `id`, counting the result; `nil` when skipped or failed.
-    func read(id: String, deadline: Duration) async -> SharedRead? {
-        switch await guarded({ deadline async throws(SharedStoreFailure) in try await store.read(id: id, deadline: deadline) }, deadline: deadline) {
-        case .success(let read):
-            switch read {
-            case .page(let page, _, let generation) where !accepts(page):
-                events.sharedRead(.miss)
-                return .invalidated(generation: generation)
-            case .page(let page, let age, _):
-                events.sharedRead(page.standing(age: age).isFresh ? .hit : .stale)
-            case .claimed, .loadingElsewhere, .invalidated:
-                events.sharedRead(.miss)
-            }
-            return read
+    /// Reads `id`, counting the result; `nil` when skipped or failed. `peeked`: a ``peek(id:deadline:)``
+    /// just found nothing (``SharedPageStore/read(id:deadline:peeked:)``).
+    func read(id: String, deadline: Duration, peeked: Bool = false) async -> SharedRead? {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in
+            try await store.read(id: id, deadline: deadline, peeked: peeked)
+        }, deadline: deadline)
+        switch result {
+        case .success(let read): return counted(read)
         case .failure(let failure):
             if let result = failure.readResult { events.sharedRead(result) }
             return nil
         case nil:
             return nil
         }
+    }
+
+    /// Looks at `id` without taking its lease (``SharedPageStore/peek(id:deadline:)``). What it
+    /// found is counted as a read's result; `.unknown` is not, as the read that follows will be.
+    func peek(id: String, deadline: Duration) async -> SharedPeek {
+        let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.peek(id: id, deadline: deadline) }, deadline: deadline)
+        switch result {
+        case .success(let read?): return .found(counted(read))
+        case .success(nil): return .unknown
+        case .failure(let failure):
+            if let result = failure.readResult { events.sharedRead(result) }
+            return .failed
+        case nil:
+            return .failed
+        }
+    }
+
+    /// `read` counted; a page that shows a product invalidated since it was stamped becomes
+    /// `.invalidated`.
+    private func counted(_ read: SharedRead) -> SharedRead {
+        switch read {
+        case .page(let page, _, let generation) where !accepts(page):
+            events.sharedRead(.miss)
+            return .invalidated(generation: generation)
+        case .page(let page, let age, _):
+            events.sharedRead(page.standing(age: age).isFresh ? .hit : .stale)
+        case .claimed, .loadingElsewhere, .invalidated:
+            events.sharedRead(.miss)
+        }
+        return read
     }
 
     func claim(id: String, generation: SharedGeneration, deadline: Duration) async -> SharedClaim? {

@@ -5,8 +5,16 @@
 /// Every call is bounded by `deadline` (on the service's time line) and either answers or throws
 /// ``SharedStoreFailure``: the caller then carries on without the shared cache.
 package protocol SharedPageStore: Sendable {
+    /// The page for `id`, or that another replica loads it, without taking the lease: what a
+    /// request asks before it joins or starts a load (a hit needs nothing more). `nil` when
+    /// neither is known this way; ``read(id:deadline:peeked:)`` then takes the lease or says who
+    /// holds it.
+    func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead?
+
     /// The page for `id`; when there is none, an attempt to take the product's load lease.
-    func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead
+    /// `peeked`: a ``peek(id:deadline:)`` just answered `nil`, so what it asked need not be asked
+    /// again.
+    func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead
 
     /// Takes the load lease for a page that went stale, unless another replica holds it.
     func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim?
@@ -38,6 +46,11 @@ package protocol SharedPageStore: Sendable {
 }
 
 extension SharedPageStore {
+    /// The page for `id`; when there is none, an attempt to take the product's load lease.
+    package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
+        try await read(id: id, deadline: deadline, peeked: false)
+    }
+
     /// Stores the page and gives the lease up.
     package func store(_ page: SharedPage, under claim: SharedClaim, deadline: Duration) async throws(SharedStoreFailure) -> Bool {
         try await store(page, under: claim, keepingLease: false, deadline: deadline)
