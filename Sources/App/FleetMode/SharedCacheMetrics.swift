@@ -12,6 +12,7 @@ final class SharedCacheMetrics: Sendable {
     private let breakerState: Gauge
     private let commands: [String: Counter]
     private let commandDuration: Histogram
+    private let writes: Counter
     private let published: [String: Counter]
     private let received: [String: Counter]
     private let flushes: [String: Counter]
@@ -40,6 +41,8 @@ final class SharedCacheMetrics: Sendable {
         let outcomes = ["reply", "error_reply", "timeout", "failed", "cancelled"]
         commands = counters("redis_commands_total", "Redis commands by outcome (cancelled: the caller left, not Redis's doing).", "outcome", outcomes.map { ($0, $0) })
         commandDuration = registry.histogram("redis_command_duration_seconds", help: "Time from a Redis command reaching its connection to its reply or failure.", buckets: DefaultBuckets.latencySeconds)
+        writes = registry.counter(
+            "redis_writes_total", help: "System calls that sent commands to Redis: redis_commands_total over this is how deep the commands were pipelined.")
         published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", scopes)
         received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", scopes)
         flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
@@ -99,6 +102,8 @@ final class SharedCacheMetrics: Sendable {
         commands[label]?.increment()
         commandDuration.observe(latency)
     }
+
+    func wrote() { writes.increment() }
 
     func cluster(_ event: RedisClusterEvent) {
         switch event {

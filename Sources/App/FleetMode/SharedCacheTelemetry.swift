@@ -27,6 +27,7 @@ struct SharedCacheTelemetry: ServiceEvents {
             cluster: { [metrics, log] event in
                 metrics.cluster(event)
                 log.cluster(event)
-            })
+            },
+            wrote: { [metrics] _ in metrics.wrote() })
     }
 }

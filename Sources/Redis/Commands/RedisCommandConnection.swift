@@ -26,6 +26,7 @@ final class RedisCommandConnection: @unchecked Sendable {
         machine = RedisCommandConnectionStateMachine(url: url, configuration: configuration)
         socket = RedisSocket(loop: loop, time: time)
         socket.handler = { [weak self] event in self?.take(event) }
+        socket.flushed = { [observer] writes in observer.wrote(writes) }
     }
 
     private var role: RedisConnectionRole { .command(loopIndex: loop.index) }

@@ -13,14 +13,19 @@ package struct RedisClientObserver: Sendable {
     package var connectionChanged: @Sendable (RedisConnectionChange) -> Void
     /// A redirect, or what a topology refresh found (``RedisClient``).
     package var cluster: @Sendable (RedisClusterEvent) -> Void
+    /// A command connection sent what its loop's jobs had submitted in one turn, `requests`
+    /// requests in one system call: requests over writes is the pipelining depth.
+    package var wrote: @Sendable (_ requests: Int) -> Void
 
     package init(
         commandFinished: @escaping @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void = { _, _ in },
         connectionChanged: @escaping @Sendable (RedisConnectionChange) -> Void = { _ in },
-        cluster: @escaping @Sendable (RedisClusterEvent) -> Void = { _ in }
+        cluster: @escaping @Sendable (RedisClusterEvent) -> Void = { _ in },
+        wrote: @escaping @Sendable (_ requests: Int) -> Void = { _ in }
     ) {
         self.commandFinished = commandFinished
         self.connectionChanged = connectionChanged
         self.cluster = cluster
+        self.wrote = wrote
     }
 }

@@ -40,6 +40,14 @@ final class RedisSocket {
     private var isShutDown = false
     /// `shutdown` callers of the shell, waiting until the socket is closed for good.
     private var shutdownWaiters: [UnsafeContinuation<Void, Never>] = []
+    /// What was written since the last flush, and in how many writes: the commands that the
+    /// loop's jobs submit in one turn leave in one system call (and Redis reads them in one),
+    /// not one call each.
+    private var outgoing: [UInt8] = []
+    private var outgoingWrites = 0
+    private var flushQueued = false
+    /// Told of each flush with the number of writes it carried. Set once by the owner.
+    var flushed: (_ writes: Int) -> Void = { _ in }
 
     init(loop: EventLoop, time: any TimeSource) {
         self.loop = loop
@@ -97,17 +105,48 @@ final class RedisSocket {
         guard ended === stream else { return }
         stream = nil
         attempt &+= 1
+        dropOutgoing()
         ended.close()
         handler(.peerClosed)
     }
 
+    /// Sends `bytes` once the loop's queued jobs have run: the flush is a job queued behind
+    /// them, so every write they make joins this one. Bytes for a stream that closes before the
+    /// flush are dropped with it (its commands are failed by the machine, never sent elsewhere).
     func write(_ bytes: [UInt8]) {
-        stream?.write(bytes)
+        guard stream != nil else { return }
+        outgoing.append(contentsOf: bytes)
+        outgoingWrites += 1
+        guard !flushQueued else { return }
+        flushQueued = true
+        let bound = LoopBound(self, loop: loop)
+        loop.execute { bound.value.flush() }
     }
+
+    private func flush() {
+        flushQueued = false
+        guard let stream, !outgoing.isEmpty else { return }
+        stream.write(outgoing)
+        flushed(outgoingWrites)
+        dropOutgoing()
+    }
+
+    private func dropOutgoing() {
+        outgoingWrites = 0
+        // A rare large value (a page stored) does not keep its buffer for good.
+        if outgoing.capacity > Self.keptOutgoingCapacity {
+            outgoing = []
+        } else {
+            outgoing.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private static let keptOutgoingCapacity = 64 * 1024
 
     /// Closes the stream (connecting or connected); nothing more is reported from it.
     func close() {
         attempt &+= 1
+        dropOutgoing()
         guard let stream else { return }
         self.stream = nil
         stream.close()

@@ -89,6 +89,7 @@ final class RecordingObserver: Sendable {
         var outcomes: [RedisCommandOutcome] = []
         var events: [RedisSubscriptionEvent] = []
         var cluster: [RedisClusterEvent] = []
+        var writes: [Int] = []
     }
 
     func record(_ event: RedisSubscriptionEvent) {
@@ -109,18 +110,25 @@ final class RecordingObserver: Sendable {
         RedisClientObserver(
             commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
             connectionChanged: { [self] in connectionChanged($0) },
-            cluster: { [self] event in state.withLock { $0.cluster.append(event) } })
+            cluster: { [self] event in state.withLock { $0.cluster.append(event) } },
+            wrote: { [self] requests in state.withLock { $0.writes.append(requests) } })
     }
 
-    /// Forgets the outcomes so far (the client's own `CLUSTER SLOTS`, for a test that counts).
+    /// Forgets the outcomes and writes so far (the client's own `CLUSTER SLOTS`, for a test
+    /// that counts).
     func forgetOutcomes() {
-        state.withLock { $0.outcomes = [] }
+        state.withLock { state in
+            state.outcomes = []
+            state.writes = []
+        }
     }
 
     var changes: [RedisConnectionChange] { state.withLock { $0.changes } }
     var outcomes: [RedisCommandOutcome] { state.withLock { $0.outcomes } }
     var events: [RedisSubscriptionEvent] { state.withLock { $0.events } }
     var clusterEvents: [RedisClusterEvent] { state.withLock { $0.cluster } }
+    /// The requests each write to a command connection carried.
+    var writes: [Int] { state.withLock { $0.writes } }
 }
 
 /// How long `body` took on the wall clock.

@@ -44,6 +44,27 @@ struct RedisClientLiveTests {
         await redis.close()
     }
 
+    /// Commands that tasks on one loop submit in the same turn leave in one write, behind the
+    /// jobs that submitted them, and Redis reads them in one go.
+    @Test func commandsSubmittedInOneTurnOfTheLoopLeaveInOneWrite() async throws {
+        let redis = try RedisClientHarness(loops: 1)
+        await redis.discovered()
+        let count = 50
+        let answered = try await redis.onLoop(0) {
+            try await withThrowingTaskGroup(of: Bool.self) { commands in
+                for index in 0..<count {
+                    commands.addTask { try await redis.run("ECHO", .string("c\(index)")).string == "c\(index)" }
+                }
+                return try await commands.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        #expect(answered == count)
+        let writes = redis.observer.writes
+        #expect(writes.reduce(0, +) == count)
+        #expect(writes.count <= 3, "\(writes)")
+        await redis.close()
+    }
+
     @Test func theDatabaseOfTheURLIsSelected() async throws {
         let redis = try RedisClientHarness(url: { RedisURL(host: "127.0.0.1", port: $0.port, database: 3) })
         #expect(try await redis.run("SET", "selected", "three").string == "OK")
