@@ -66,12 +66,8 @@ struct AllocatorTuningTests {
         let copy = folder.appendingPathComponent("product-details")
         try FileManager.default.copyItem(at: ServiceProcess.executable, to: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
-        let setting = Process()
-        setting.executableURL = URL(fileURLWithPath: setcap)
-        setting.arguments = ["cap_net_bind_service=+ep", copy.path]
-        try setting.run()
-        setting.waitUntilExit()
-        guard setting.terminationStatus == 0 else {
+        let setting = try SpawnedProcess(executable: setcap, arguments: ["cap_net_bind_service=+ep", copy.path])
+        guard setting.waitUntilExit() == 0 else {
             try Test.cancel("setcap failed here (a file system without extended attributes?)")
         }
 

@@ -14,31 +14,16 @@ import TestSupport
 /// The executable as an operator runs it: start-up validation, SIGTERM under load, exit codes.
 @Suite(.serialized) struct ProcessLifecycleTests {
     @Test func aBadSettingStopsStartUpWithItsNameAndExitCode2() throws {
-        let process = Process()
-        process.executableURL = ServiceProcess.executable
-        process.environment = ["PORT": "not-a-port"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 2)
-        #expect(message.contains("PORT"))
+        let finished = try FinishedProcess.run(environment: ["PORT": "not-a-port"])
+        #expect(finished.status == 2)
+        #expect(finished.standardError.contains("PORT"))
     }
 
     @Test func versionAndHelpAnswerWithoutStarting() throws {
         for (argument, expected) in [("--version", "product-details "), ("--help", "CACHE_TTL_SECONDS")] {
-            let process = Process()
-            process.executableURL = ServiceProcess.executable
-            process.arguments = [argument]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            process.waitUntilExit()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus == 0)
-            #expect(text.contains(expected))
+            let finished = try FinishedProcess.run(arguments: [argument], environment: nil)
+            #expect(finished.status == 0)
+            #expect(finished.standardOutput.contains(expected))
         }
     }
 

@@ -249,7 +249,7 @@ package final class RedisClusterServers: Sendable {
                     } else {
                         Glibc.kill(process.processIdentifier, SIGKILL)
                         RedisServer.waitForDeath(of: process.processIdentifier)
-                        lastLog = (try? String(contentsOf: logFile(port: port, folder: folder), encoding: .utf8)) ?? process.readOutput()
+                        lastLog = (try? String(contentsOf: logFile(port: port, folder: folder), encoding: .utf8)) ?? process.output.untilEnd()
                     }
                 }
                 launched = []
@@ -358,45 +358,18 @@ package final class RedisClusterServers: Sendable {
     /// Runs `redis-cli` with `arguments` (the password first, when there is one), killing it
     /// after `timeout`; returns its output, or throws it when it failed.
     private func runCLI(_ cli: String, _ arguments: [String], timeout: Duration) throws -> String {
+        // Its output is read while it runs: a reshard prints a line per slot, more than the pipe
+        // holds, and a full pipe would stop it.
         let process = try SpawnedProcess(executable: cli, arguments: (password.map { ["-a", $0, "--no-auth-warning"] } ?? []) + arguments)
-        // Read while it runs: a reshard prints a line per slot, more than the pipe holds, and a
-        // full pipe would stop it.
-        let output = CLIOutput()
-        Thread.detachNewThread { output.finish(process.readOutput()) }
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while process.isRunning && clock.now < end { usleep(20_000) }
-        let timedOut = process.isRunning
-        if timedOut {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            RedisServer.waitForDeath(of: process.processIdentifier)
-        }
-        let text = output.wait()
+        let timedOut = process.waitForExit(timeout: timeout) == nil
+        if timedOut { process.kill() }
+        let text = process.output.untilEnd()
         let lastLines = text.split(whereSeparator: \.isNewline).suffix(15).joined(separator: "\n")
         if timedOut { throw RedisClusterServersError.toolFailed("redis-cli \(arguments[0...1].joined(separator: " ")) ran past \(timeout):\n\(lastLines)") }
-        guard process.exitCode == 0 else {
+        guard process.terminationStatus == 0 else {
             throw RedisClusterServersError.toolFailed("redis-cli \(arguments[0...1].joined(separator: " ")) failed:\n\(lastLines)")
         }
         return text
-    }
-}
-
-/// The output of a `redis-cli` run, handed from the thread that reads it to the one that waits.
-private final class CLIOutput: Sendable {
-    private let text = Locked<String?>(nil)
-
-    func finish(_ output: String) {
-        text.withLock { $0 = output }
-    }
-
-    /// The whole output once the reader reached its end, which it does once the process is gone
-    /// (it holds the pipe's only write end); at most a few seconds after that.
-    func wait() -> String {
-        for _ in 0..<5000 {
-            if let output = text.withLock({ $0 }) { return output }
-            usleep(1000)
-        }
-        return "(output not read)"
     }
 }
 

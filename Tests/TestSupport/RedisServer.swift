@@ -125,7 +125,7 @@ package final class RedisServer: @unchecked Sendable {
             if try waitUntilAnswering(port: port, process: process, password: password) { return (process, port) }
             kill(process.processIdentifier, SIGKILL)
             waitForDeath(of: process.processIdentifier)
-            lastOutput = process.readOutput()
+            lastOutput = process.output.untilEnd()
         }
         throw RedisServerError.didNotStart(lastOutput)
     }
