@@ -17,10 +17,12 @@ struct SharedCacheTelemetryTests {
             metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: ManualTimeSource()))
         telemetry.sharedBreaker(.open)
         telemetry.redisObserver.connectionChanged(.disconnected(.command(loopIndex: 0), .connectionLost))
+        telemetry.redisObserver.wrote(12)
         _ = writer.close(within: .seconds(5))
         let exposition = String(decoding: registry.render(), as: UTF8.self)
         #expect(exposition.contains("t_redis_breaker_transitions_total{to=\"open\"} 1"))
         #expect(exposition.contains("t_redis_reconnects_total{connection=\"command\"} 1"))
+        #expect(exposition.contains("t_redis_writes_total 1"))
         let messages = lines.objects.compactMap { $0["msg"] as? String }
         #expect(messages.contains("redis circuit breaker open: requests skip Redis (single-node behaviour)"))
         #expect(messages.contains("redis connection lost: reconnecting"))
