@@ -8,7 +8,11 @@ package struct RESPCommand: Sendable, Hashable {
 
     /// A command from its name and arguments: `RESPCommand("SET", "key", .bytes(page), "PX", 5000)`.
     package init(_ name: String, _ arguments: RESPArgument...) {
-        self.arguments = [.string(name)] + arguments
+        var all: [RESPArgument] = []
+        all.reserveCapacity(arguments.count + 1)
+        all.append(.string(name))
+        all.append(contentsOf: arguments)
+        self.arguments = all
     }
 
     /// A command whose name is `arguments[0]`.

@@ -147,7 +147,7 @@ package struct RESPReplyParser: Sendable {
         _ type: ReplyType, _ text: UnsafeRawBufferPointer
     ) throws(RESPParseError) -> ElementStep {
         switch type {
-        case .simpleString: return .value(.simpleString(Array(text)))
+        case .simpleString: return .value(.simpleString(Self.status(text)))
         case .simpleError: return .value(.simpleError(Array(text)))
         case .integer: return .value(.integer(try DecimalText.integer(text)))
         case .null: return .value(try RESP3ScalarText.null(text))
@@ -195,4 +195,15 @@ package struct RESPReplyParser: Sendable {
         frames.append(AggregateFrame(kind: kind, count: count))
         return .headerRead
     }
+
+    /// The bytes of a status reply; the two a pipeline of transactions answers most (`OK` to
+    /// `MULTI`, `QUEUED` to each queued command) share one storage instead of an array each.
+    private static func status(_ text: UnsafeRawBufferPointer) -> [UInt8] {
+        if text.elementsEqual(queued) { return queued }
+        if text.elementsEqual(ok) { return ok }
+        return Array(text)
+    }
+
+    private static let ok = Array("OK".utf8)
+    private static let queued = Array("QUEUED".utf8)
 }

@@ -143,15 +143,23 @@ extension RedisCommandConnectionStateMachine {
     func wantedTimer() -> Duration? {
         switch state {
         case .connecting(let deadline), .handshaking(let deadline, _):
-            return [deadline, queued.earliestLiveDeadline].compactMap { $0 }.min()
+            return Self.earlier(deadline, queued.earliestLiveDeadline)
         case .ready, .draining:
             let silentLimit = inFlight.first.map { $0.writtenAt + configuration.unansweredReplyLimit }
-            return [inFlight.earliestLiveDeadline, silentLimit].compactMap { $0 }.min()
+            return Self.earlier(inFlight.earliestLiveDeadline, silentLimit)
         case .waitingToReconnect(let at):
             return at
         case .idle, .refused, .shutDown:
             return nil
         }
+    }
+
+    /// The earlier of two optional instants, without the arrays `min()` would need: this runs
+    /// at every event of the connection.
+    private static func earlier(_ a: Duration?, _ b: Duration?) -> Duration? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// Appends the timer change the new state needs: every event ends here.
