@@ -163,26 +163,27 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
             freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate,
             dependencies: dependencies, token: token
         )
-        let (stored, evictions) = state.withLock { state -> (Bool, [String]) in
+        // Counted, not listed: a full cache evicts at nearly every store, and a list is an
+        // allocation each time.
+        let (stored, capacityEvictions, byteEvictions) = state.withLock { state -> (Bool, Int, Int) in
             guard state.invalidations.allowsStore(for: key, token: token),
                   state.invalidations.allowsStore(for: dependencies, token: token)
-            else { return (false, []) }
-            guard entry.cost <= maxBytes, maxEntries > 0 else { return (false, []) }
+            else { return (false, 0, 0) }
+            guard entry.cost <= maxBytes, maxEntries > 0 else { return (false, 0, 0) }
             entry.checkedAt = state.invalidations.generation
             state.entries.insert(entry)
-            var evictions: [String] = []
+            var (capacity, bytes) = (0, 0)
             // The new entry is the newest and fits on its own, so these loops never evict it.
             while state.entries.count > maxEntries, state.entries.removeOldest() != nil {
-                evictions.append("capacity")
+                capacity += 1
             }
             while state.entries.totalCost > maxBytes, state.entries.removeOldest() != nil {
-                evictions.append("bytes")
+                bytes += 1
             }
-            return (true, evictions)
+            return (true, capacity, bytes)
         }
-        for reason in evictions {
-            events.eviction(reason: reason)
-        }
+        for _ in 0..<capacityEvictions { events.eviction(reason: "capacity") }
+        for _ in 0..<byteEvictions { events.eviction(reason: "bytes") }
         return stored
     }
 

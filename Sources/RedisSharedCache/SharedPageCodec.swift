@@ -63,6 +63,7 @@ enum SharedPageCodec {
         guard let stamp = header.number(), let shownField = header.field() else { return nil }
         var shown: [String] = []
         if !header.isNone(shownField) {
+            shown.reserveCapacity(header.itemCount(in: shownField))
             let read = header.forEachItem(in: shownField) { id in
                 let text = String(decoding: id, as: UTF8.self)
                 guard ProductDetailsService.isValidID(text) else { return false }

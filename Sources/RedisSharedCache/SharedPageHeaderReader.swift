@@ -44,6 +44,11 @@ struct SharedPageHeaderReader {
         field.count == 1 && bytes[field.lowerBound] == UInt8(ascii: "-")
     }
 
+    /// How many comma-separated items `field` holds, so a list of them is sized once.
+    func itemCount(in field: Range<Int>) -> Int {
+        bytes[field].reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) }
+    }
+
     /// Calls `item` with each comma-separated item of `field`, in order, while it returns true;
     /// false if an item is empty or `item` refused one.
     func forEachItem(in field: Range<Int>, _ item: (ArraySlice<UInt8>) -> Bool) -> Bool {
