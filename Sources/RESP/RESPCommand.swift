@@ -24,8 +24,7 @@ package struct RESPCommand: Sendable, Hashable {
     package var encodedCount: Int {
         var total = 3 + DecimalWriter.digitCount(Int64(arguments.count))
         for argument in arguments {
-            let payload = argument.payloadCount
-            total += 5 + DecimalWriter.digitCount(Int64(payload)) + payload
+            total += Self.encodedCount(ofArgument: argument.payloadCount)
         }
         return total
     }
@@ -34,16 +33,39 @@ package struct RESPCommand: Sendable, Hashable {
     /// leaving what it already holds (earlier commands of a pipeline) in place.
     package func encode(into buffer: inout [UInt8]) {
         buffer.reserveCapacity(buffer.count + encodedCount)
-        appendHeader(UInt8(ascii: "*"), Int64(arguments.count), to: &buffer)
+        Self.appendHeader(arguments: arguments.count, to: &buffer)
         for argument in arguments {
-            appendHeader(UInt8(ascii: "$"), Int64(argument.payloadCount), to: &buffer)
-            argument.appendPayload(to: &buffer)
-            buffer.append(ASCII.cr)
-            buffer.append(ASCII.lf)
+            Self.appendArgument(argument, to: &buffer)
         }
     }
 
-    private func appendHeader(_ type: UInt8, _ number: Int64, to buffer: inout [UInt8]) {
+    /// Appends `*<count>\r\n`: a command of `count` arguments that the caller then appends one
+    /// by one, straight into its buffer, without an argument array (a read on the hot path).
+    package static func appendHeader(arguments count: Int, to buffer: inout [UInt8]) {
+        appendLine(UInt8(ascii: "*"), Int64(count), to: &buffer)
+    }
+
+    /// Appends one argument of a command begun with ``appendHeader(arguments:to:)``.
+    package static func appendArgument(_ argument: RESPArgument, to buffer: inout [UInt8]) {
+        appendArgument(length: argument.payloadCount, to: &buffer) { argument.appendPayload(to: &$0) }
+    }
+
+    /// Appends one argument whose payload `write` appends: exactly `length` bytes.
+    package static func appendArgument(length: Int, to buffer: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
+        appendLine(UInt8(ascii: "$"), Int64(length), to: &buffer)
+        let start = buffer.count
+        write(&buffer)
+        precondition(buffer.count - start == length, "an argument's payload differs from its stated length")
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    /// The bytes of an argument of `length` payload bytes, header and CRLF included.
+    package static func encodedCount(ofArgument length: Int) -> Int {
+        5 + DecimalWriter.digitCount(Int64(length)) + length
+    }
+
+    private static func appendLine(_ type: UInt8, _ number: Int64, to buffer: inout [UInt8]) {
         buffer.append(type)
         DecimalWriter.append(number, to: &buffer)
         buffer.append(ASCII.cr)

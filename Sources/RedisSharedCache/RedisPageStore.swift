@@ -38,10 +38,7 @@ package struct RedisPageStore: SharedPageStore {
     /// generation yet, no lease, a value of this generation in another format or expiring right
     /// now) is nil: the read script then does what it does for those.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
-        let page = RESPArgument.string(keys.page(of: id))
-        let reply = try await run(.transaction([
-            RESPCommand("MGET", .string(keys.generation(of: id)), page, .string(keys.lease(of: id))), RESPCommand("PTTL", page),
-        ]), deadline: deadline)
+        let reply = try await run(Self.peekRequest(id, keys), deadline: deadline)
         guard let results = reply.elements, results.count == 2, let values = results[0].elements, values.count == 3,
               let remaining = results[1].integer
         else { throw unexpected(reply) }
@@ -52,6 +49,45 @@ package struct RedisPageStore: SharedPageStore {
         }
         if let lease = values[2].bulkBytes, Self.belongs(lease, to: generationToken) { return .loadingElsewhere }
         return nil
+    }
+
+    /// `MULTI`, `MGET gen page lease`, `PTTL page`, `EXEC`, written straight into one buffer:
+    /// no key string and no command value is made for the read every L2 hit is.
+    static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
+        let names = Self.peekedKeys
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            Self.multi.count + Self.mget.count + Self.pttl.count + Self.exec.count
+                + names.reduce(0) { $0 + keys.encodedCount(ofKey: $1, of: id) } + keys.encodedCount(ofKey: .page, of: id))
+        bytes.append(contentsOf: Self.multi)
+        bytes.append(contentsOf: Self.mget)
+        for name in names { keys.appendKey(name, of: id, to: &bytes) }
+        bytes.append(contentsOf: Self.pttl)
+        keys.appendKey(.page, of: id, to: &bytes)
+        bytes.append(contentsOf: Self.exec)
+        return .encoded(bytes, leadingReplies: 3, routingKey: .string(keys.hashTag(of: id)))
+    }
+
+    private static let peekedKeys: [SharedCacheKeys.ProductKey] = [.generation, .page, .lease]
+    private static let multi = encoded(RESPCommand("MULTI"))
+    /// `MGET` of three keys, without its keys.
+    private static let mget = encoded(header: 4, RESPCommand("MGET"))
+    /// `PTTL` of one key, without its key.
+    private static let pttl = encoded(header: 2, RESPCommand("PTTL"))
+    private static let exec = encoded(RESPCommand("EXEC"))
+
+    private static func encoded(_ command: RESPCommand) -> [UInt8] {
+        var bytes: [UInt8] = []
+        command.encode(into: &bytes)
+        return bytes
+    }
+
+    /// The header of a command of `arguments` arguments and its name (`command`'s one argument).
+    private static func encoded(header arguments: Int, _ command: RESPCommand) -> [UInt8] {
+        var bytes: [UInt8] = []
+        RESPCommand.appendHeader(arguments: arguments, to: &bytes)
+        RESPCommand.appendArgument(command.arguments[0], to: &bytes)
+        return bytes
     }
 
     package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {

@@ -1,4 +1,5 @@
 import ProductDetails
+import RESP
 
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
@@ -18,13 +19,13 @@ package struct SharedCacheKeys: Sendable, Equatable {
     }
 
     /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
-    package func generation(of id: String) -> String { productKey(id, "gen") }
+    package func generation(of id: String) -> String { productKey(id, .generation) }
 
     /// `<generation> <page>`.
-    package func page(of id: String) -> String { productKey(id, "page") }
+    package func page(of id: String) -> String { productKey(id, .page) }
 
     /// `<generation> <holder's token>`.
-    package func lease(of id: String) -> String { productKey(id, "lease") }
+    package func lease(of id: String) -> String { productKey(id, .lease) }
 
     /// The shard channel invalidations are published on (`SPUBLISH`), in the log's hash slot: on a
     /// cluster the publishing script and every subscriber meet on that slot's master, so the
@@ -37,15 +38,50 @@ package struct SharedCacheKeys: Sendable, Equatable {
     /// The fleet's recent invalidations, `<sequence> <id>` (or `*`: everything), oldest first.
     package var invalidationLog: String { prefix + "{invalidations}:log" }
 
-    /// Built in one allocation: three of these are made for every shared read.
-    private func productKey(_ id: String, _ name: String) -> String {
+    /// Built in one allocation; the hot read writes its keys with ``appendKey(_:of:to:)`` instead.
+    private func productKey(_ id: String, _ name: ProductKey) -> String {
         var key = ""
-        key.reserveCapacity(prefix.utf8.count + id.utf8.count + name.utf8.count + 3)
-        key += prefix
-        key += "{"
-        key += id
-        key += "}:"
-        key += name
+        key.reserveCapacity(keyLength(id, name))
+        forEachPart(of: id, name) { key += $0 }
         return key
+    }
+
+    /// `id`'s key `name` as one argument of a command written straight
+    /// into `buffer`: the same bytes as its string, without making it.
+    func appendKey(_ name: ProductKey, of id: String, to buffer: inout [UInt8]) {
+        RESPCommand.appendArgument(length: keyLength(id, name), to: &buffer) { buffer in
+            forEachPart(of: id, name) { buffer.append(contentsOf: $0.utf8) }
+        }
+    }
+
+    /// What ``appendKey(_:of:to:)`` appends, in bytes.
+    func encodedCount(ofKey name: ProductKey, of id: String) -> Int {
+        RESPCommand.encodedCount(ofArgument: keyLength(id, name))
+    }
+
+    /// A key of `id` hashes to the slot of its hash tag, `{id}`: a routing key for a request
+    /// whose keys are all `id`'s, short enough for a string to hold inline.
+    func hashTag(of id: String) -> String {
+        "{" + id + "}"
+    }
+
+    private func keyLength(_ id: String, _ name: ProductKey) -> Int {
+        prefix.utf8.count + id.utf8.count + name.rawValue.utf8.count + 3
+    }
+
+    /// The one layout of a product's keys: `<prefix>{<id>}:<name>`.
+    private func forEachPart(of id: String, _ name: ProductKey, _ part: (String) -> Void) {
+        part(prefix)
+        part("{")
+        part(id)
+        part("}:")
+        part(name.rawValue)
+    }
+
+    /// The keys each product has.
+    enum ProductKey: String {
+        case generation = "gen"
+        case page
+        case lease
     }
 }

@@ -23,6 +23,10 @@ actor SerialRedisRunner: RedisCommandRunner {
     }
 
     func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
+        if case .encoded(let bytes, let leadingReplies, _) = request {
+            sent.append(Self.firstCommandName(in: bytes))
+            return try await exchange(bytes, replies: leadingReplies + 1)
+        }
         var commands: [RESPCommand]
         switch request {
         case .command(let plain):
@@ -31,8 +35,8 @@ actor SerialRedisRunner: RedisCommandRunner {
             commands = [RESPCommand(arguments: ["EVAL", .string(script.body), .integer(Int64(keys.count))] + keys + arguments)]
         case .transaction(let queued):
             commands = [RESPCommand("MULTI")] + queued + [RESPCommand("EXEC")]
-        case .asking:
-            // A single server: nothing to ask.
+        case .asking, .encoded:
+            // A single server: nothing to ask (and an encoded request was sent above).
             throw RedisClientError.protocolError
         }
         if case .string(let name)? = commands[0].arguments.first { sent.append(name) }
@@ -40,19 +44,31 @@ actor SerialRedisRunner: RedisCommandRunner {
         for command in commands {
             command.encode(into: &bytes)
         }
+        return try await exchange(bytes, replies: commands.count)
+    }
+
+    /// Sends `bytes` and reads `replies` replies; the last is the answer (a transaction's `OK`
+    /// and `QUEUED`s come first, its `EXEC` last).
+    private func exchange(_ bytes: [UInt8], replies: Int) async throws(RedisClientError) -> RESPValue {
         await enter()
         defer { leave() }
         do {
             try await client.send(bytes)
-            // A transaction's `OK` and `QUEUED`s come first; its `EXEC` answers last.
             var last = try await reply()
-            for _ in 1..<commands.count {
+            for _ in 1..<replies {
                 last = try await reply()
             }
             return last
         } catch {
             throw RedisClientError.connectionLost
         }
+    }
+
+    /// The name of the first command in encoded `bytes` (`*<n>\r\n$<length>\r\n<name>\r\n…`).
+    private static func firstCommandName(in bytes: [UInt8]) -> String {
+        let lines = bytes.split(separator: UInt8(ascii: "\r"), maxSplits: 3, omittingEmptySubsequences: false)
+        guard lines.count > 2 else { return "" }
+        return String(decoding: lines[2].drop { $0 == UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     private func enter() async {

@@ -18,6 +18,12 @@ package enum RedisRequest: Sendable, Hashable {
     /// command was refused as it was queued (a Redis Cluster's `MOVED`, say), it gets that error
     /// instead of the `EXECABORT` that follows, so a redirect is followed like any other.
     case transaction([RESPCommand])
+    /// Commands the caller encoded itself (``RESPCommand/appendHeader(arguments:to:)``), sent as
+    /// they are, for a request on the hot path: no command values are made. The last command's
+    /// reply is the caller's; the `leadingReplies` before it are read and dropped, and an error
+    /// among them is the answer as a transaction's is (the form such a request usually has).
+    /// `routingKey` names the hash slot of every key in it.
+    case encoded([UInt8], leadingReplies: Int, routingKey: RESPArgument?)
 
     /// Appends the command as first sent.
     func encode(into buffer: inout [UInt8]) {
@@ -39,6 +45,8 @@ package enum RedisRequest: Sendable, Hashable {
                 command.encode(into: &buffer)
             }
             Self.exec.encode(into: &buffer)
+        case .encoded(let bytes, _, _):
+            buffer.append(contentsOf: bytes)
         }
     }
 
@@ -49,7 +57,7 @@ package enum RedisRequest: Sendable, Hashable {
     /// `SCRIPT LOAD` + `EVALSHA`, since `EVAL` also caches the script for the next callers.
     func encodeReload(into buffer: inout [UInt8]) {
         switch self {
-        case .command, .transaction:
+        case .command, .transaction, .encoded:
             encode(into: &buffer)
         case .script(let script, let keys, let arguments):
             scriptCommand("EVAL", .string(script.body), keys, arguments).encode(into: &buffer)
@@ -61,7 +69,7 @@ package enum RedisRequest: Sendable, Hashable {
 
     var isScript: Bool {
         switch self {
-        case .command, .transaction: false
+        case .command, .transaction, .encoded: false
         case .script: true
         case .asking(let request): request.isScript
         }
@@ -74,6 +82,7 @@ package enum RedisRequest: Sendable, Hashable {
         case .command, .script: 0
         case .asking(let request): 1 + request.leadingReplies
         case .transaction(let commands): 1 + commands.count
+        case .encoded(_, let leadingReplies, _): leadingReplies
         }
     }
 
@@ -92,6 +101,8 @@ package enum RedisRequest: Sendable, Hashable {
             return request.routingKey
         case .transaction(let commands):
             return commands.lazy.compactMap { RedisRequest.command($0).routingKey }.first
+        case .encoded(_, _, let routingKey):
+            return routingKey
         }
     }
 
