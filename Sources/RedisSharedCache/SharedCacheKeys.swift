@@ -13,9 +13,13 @@ import RESP
 /// were stored under: invalidating a product is changing its token, never scanning or deleting.
 package struct SharedCacheKeys: Sendable, Equatable {
     package let prefix: String
+    /// `<prefix>{`, what every product key starts with, as bytes: the hot read writes its keys
+    /// from it without making their strings.
+    private let productKeyHead: [UInt8]
 
     package init(prefix: String) {
         self.prefix = prefix
+        productKeyHead = Array((prefix + "{").utf8)
     }
 
     /// `id`'s generation token, changed by `DELETE /cache/products/{id}`.
@@ -38,20 +42,18 @@ package struct SharedCacheKeys: Sendable, Equatable {
     /// The fleet's recent invalidations, `<sequence> <id>` (or `*`: everything), oldest first.
     package var invalidationLog: String { prefix + "{invalidations}:log" }
 
-    /// Built in one allocation; the hot read writes its keys with ``appendKey(_:of:to:)`` instead.
+    /// The key as a string, for every command but the hot read (``appendKey(_:of:to:)``).
     private func productKey(_ id: String, _ name: ProductKey) -> String {
-        var key = ""
-        key.reserveCapacity(keyLength(id, name))
-        forEachPart(of: id, name) { key += $0 }
-        return key
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(keyLength(id, name))
+        appendKeyBytes(name, of: id, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `id`'s key `name` as one argument of a command written straight
-    /// into `buffer`: the same bytes as its string, without making it.
+    /// `id`'s key `name` as one argument of a command written straight into `buffer`: the same
+    /// bytes as its string, without making it.
     func appendKey(_ name: ProductKey, of id: String, to buffer: inout [UInt8]) {
-        RESPCommand.appendArgument(length: keyLength(id, name), to: &buffer) { buffer in
-            forEachPart(of: id, name) { buffer.append(contentsOf: $0.utf8) }
-        }
+        RESPCommand.appendArgument(length: keyLength(id, name), to: &buffer) { appendKeyBytes(name, of: id, to: &$0) }
     }
 
     /// What ``appendKey(_:of:to:)`` appends, in bytes.
@@ -66,22 +68,31 @@ package struct SharedCacheKeys: Sendable, Equatable {
     }
 
     private func keyLength(_ id: String, _ name: ProductKey) -> Int {
-        prefix.utf8.count + id.utf8.count + name.rawValue.utf8.count + 3
+        productKeyHead.count + id.utf8.count + name.tail.count
     }
 
     /// The one layout of a product's keys: `<prefix>{<id>}:<name>`.
-    private func forEachPart(of id: String, _ name: ProductKey, _ part: (String) -> Void) {
-        part(prefix)
-        part("{")
-        part(id)
-        part("}:")
-        part(name.rawValue)
+    private func appendKeyBytes(_ name: ProductKey, of id: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: productKeyHead)
+        bytes.append(contentsOf: id.utf8)
+        bytes.append(contentsOf: name.tail)
     }
 
     /// The keys each product has.
-    enum ProductKey: String {
-        case generation = "gen"
-        case page
-        case lease
+    enum ProductKey {
+        case generation, page, lease
+
+        /// What follows the id: `}:` and the key's name.
+        var tail: [UInt8] {
+            switch self {
+            case .generation: Self.generationTail
+            case .page: Self.pageTail
+            case .lease: Self.leaseTail
+            }
+        }
+
+        private static let generationTail = Array("}:gen".utf8)
+        private static let pageTail = Array("}:page".utf8)
+        private static let leaseTail = Array("}:lease".utf8)
     }
 }
