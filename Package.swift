@@ -19,8 +19,9 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
 // sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
 // timers, the resolver), never libuv's C API.
-// CZlib → Gzip: Debian's zlib (zlib1g-dev), reached only through Gzip, which compresses and
-// inflates whole bodies with streams set up once and reused; it imports nothing else.
+// CDeflate, CZlib → Gzip: Debian's libdeflate (libdeflate-dev) and zlib (zlib1g-dev), reached only
+// through Gzip, which compresses and inflates whole bodies with state set up once and reused; it
+// imports nothing else.
 // RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
 // tests fake; App wires them.
@@ -38,6 +39,11 @@ let package = Package(
             providers: [.apt(["libuv1-dev"])]
         ),
         .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -48,7 +54,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
         .target(name: "JSON"),
-        .target(name: "Gzip", dependencies: ["CZlib"]),
+        .target(name: "Gzip", dependencies: ["CDeflate", "CZlib"]),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),

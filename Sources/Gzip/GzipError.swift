@@ -1,6 +1,7 @@
 /// Why zlib refused to set up a stream or to inflate a body.
 package enum GzipError: Error, Sendable, Equatable {
-    /// Compression levels run from 0 (stored) to 9 (smallest).
+    /// A level outside the compressor's range: zlib's 0 (stored) to 9, libdeflate's 1 to 12
+    /// (smallest).
     case invalidLevel(Int32)
     /// Memory levels run from 1 to 9.
     case invalidMemoryLevel(Int32)
