@@ -20,7 +20,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
 // timers, the resolver), never libuv's C API.
 // CDeflate, CZlib → Gzip: Debian's libdeflate (libdeflate-dev) and zlib (zlib1g-dev), reached only
-// through Gzip, which compresses and inflates whole bodies with state set up once and reused; it
+// through Gzip, which compresses whole bodies with libdeflate and inflates them with zlib (the
+// tests' decoder, independent of the compressor), each with state set up once and reused; it
 // imports nothing else.
 // RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
 // Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and

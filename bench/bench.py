@@ -20,7 +20,7 @@ copies of another build's product-details and catalog-stub in /some/dir/release 
 
 The `hot-gzip` row is the hot row (100 cached ids, c64) with `Accept-Encoding: gzip` on every
 request, against a second nginx serving the same gzip bytes as files beside the pages
-(`gzip_static on`; each `.json.gz` is our own gzip answer for that page, level 6 made at store).
+(`gzip_static on`; each `.json.gz` is our own gzip answer for that page, made at store).
 Its setup fails the run unless both sides answer each page with the same bytes and `Content-Encoding:
 gzip` (identity for pages under GZIP_MIN_BYTES, 512, on both). Its note gives the bytes on the
 wire: the median hot page's body and one 100-id batch's (`GET /products?ids=...`, gzipped on the

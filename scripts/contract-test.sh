@@ -237,7 +237,7 @@ step "e) the deployment files: scripts/deploy-check.sh"
 scripts/deploy-check.sh
 
 # ---------------------------------------------------------------------------------------------
-step "f) the Dockerfile's build ($STATIC_BUILD_DIR, built in b) needs only what debian:bookworm-slim + libuv1 has"
+step "f) the Dockerfile's build ($STATIC_BUILD_DIR, built in b) needs only what debian:bookworm-slim + libuv1 + libdeflate0 has"
 STATIC_BIN=$("$SWIFT" build -c release --static-swift-stdlib --scratch-path "$STATIC_BUILD_DIR" --show-bin-path)
 LDD_OUT=$("$PY" "$TOOLS" ldd-check "$STATIC_BIN/product-details" "$STATIC_BIN/catalog-stub")
 echo "$LDD_OUT"

@@ -95,16 +95,15 @@ package final class Application: Sendable {
         let events = ServiceEventFanOut(
             metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time), sharedCache: fleet?.telemetry,
             breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
+        let deflaters = LoopDeflaters(group: group)
         let service = ProductDetailsService(
             products: upstreams, reviews: upstreams, suggestions: upstreams, settings: configuration.service,
-            time: time, events: events, shared: fleet?.shared,
-            compressor: LoopDeflaters(group: group, level: LoopDeflaters.pageLevel))
+            time: time, events: events, shared: fleet?.shared, compressor: deflaters)
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         let front = AppRoutes.front(
             service: service, readiness: readiness, metrics: metrics, logger: logger, adminToken: configuration.adminToken,
-            compression: ResponseCompression(
-                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: configuration.service.gzipMinBytes),
+            compression: ResponseCompression(deflaters: deflaters, minBytes: configuration.service.gzipMinBytes),
             surrogateKeyHeader: configuration.surrogateKeyHeader,
             fleet: fleet, time: time)
         let server = HTTPServer(

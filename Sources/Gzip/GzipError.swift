@@ -1,11 +1,8 @@
-/// Why zlib refused to set up a stream or to inflate a body.
+/// Why libdeflate refused to set up a compressor, or zlib an inflate stream or a body.
 package enum GzipError: Error, Sendable, Equatable {
-    /// A level outside the compressor's range: zlib's 0 (stored) to 9, libdeflate's 1 to 12
-    /// (smallest).
+    /// Compression levels run from 1 (fastest) to 12 (smallest): ``GzipCompressor/levels``.
     case invalidLevel(Int32)
-    /// Memory levels run from 1 to 9.
-    case invalidMemoryLevel(Int32)
-    /// zlib could not allocate a stream's state.
+    /// libdeflate or zlib could not allocate its state.
     case outOfMemory
     /// The bytes are not a gzip member: a bad header, a bad block or a wrong CRC-32 or length.
     case corrupt

@@ -1,7 +1,9 @@
 import CZlib
 
 /// Inflates whole gzip members with one zlib stream, set up once (`inflateInit2`) and reset
-/// (`inflateReset`) per body. For tests, and for the client that cannot take a stored gzip body.
+/// (`inflateReset`) per body. The service inflates nothing (a page keeps its identity bytes beside
+/// its member); the tests read every member back with it, with zlib rather than the libdeflate
+/// that wrote it, as a client would.
 ///
 /// A zlib stream is not thread-safe and this type is not `Sendable`: keep one per event loop
 /// (EventLoop's `LoopLocal`) or per thread, never shared.
@@ -12,7 +14,7 @@ package final class GzipInflater {
 
     /// Only a gzip wrapper is accepted: a zlib or raw deflate stream is `corrupt`.
     package init() throws(GzipError) {
-        stream = try ZlibStream(.inflate)
+        stream = try ZlibStream()
     }
 
     /// The bytes that the one gzip member in `member` holds, at most `limit` of them.

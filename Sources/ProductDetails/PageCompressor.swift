@@ -1,6 +1,6 @@
 /// Port to the compressor that gives a page its gzip variant when it is stored into this
-/// replica's cache (App: one zlib stream per event loop, reset per page), so the domain stays
-/// free of zlib and its rules are tested with a fake.
+/// replica's cache (App: one libdeflate compressor per event loop, reused per page), so the
+/// domain stays free of the library and its rules are tested with a fake.
 ///
 /// Called on the thread of the load that stores the page, once per stored page, never per hit.
 package protocol PageCompressor: Sendable {

@@ -19,7 +19,8 @@ struct InMemoryApp {
     let loop: EventLoop
     /// Fleet mode: the shared cache, in memory; `nil` on a single node.
     let sharedStore: InMemorySharedPageStore?
-    /// Gives pages their gzip variant as production does (off the loop: a stream per page).
+    /// Gives pages their gzip variant, and batches and `/metrics` theirs, as production does (off
+    /// the loop: a compressor per body).
     let pageCompressor: LoopDeflaters
     /// The log lines, complete once `flush` returned.
     let log = LogLines()
@@ -57,13 +58,12 @@ struct InMemoryApp {
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
         let logger = Logger(minimum: .info, writer: writer)
         sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
-        pageCompressor = LoopDeflaters(group: group, level: LoopDeflaters.pageLevel)
+        pageCompressor = LoopDeflaters(group: group)
         service = Self.replica(
             upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor, events: events)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
-            compression: ResponseCompression(
-                deflaters: LoopDeflaters(group: group, level: LoopDeflaters.onTheFlyLevel), minBytes: settings.gzipMinBytes),
+            compression: ResponseCompression(deflaters: pageCompressor, minBytes: settings.gzipMinBytes),
             surrogateKeyHeader: surrogateKeyHeader, time: time)
     }
 

@@ -4,7 +4,7 @@ import HTTPServer
 /// Content negotiation for the routes whose answers are made per request (batches, `/metrics`):
 /// their bodies are gzipped on the fly, on the request's loop, when the client accepts gzip.
 struct ResponseCompression: Sendable {
-    /// At ``LoopDeflaters/onTheFlyLevel``.
+    /// The loops' compressors, which the stored pages use too.
     let deflaters: LoopDeflaters
     /// Smaller bodies are sent identity (`GZIP_MIN_BYTES`, as for cached pages).
     let minBytes: Int
