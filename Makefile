@@ -41,7 +41,7 @@ bench:
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
 
-## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss|l2] [LOGGED=1]
+## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss|fill|l2] [LOGGED=1]
 bench-duel:
 	@scripts/install-deps.sh wrk nginx-light redis-server
 	python3 bench/duel.py $(BEFORE) $(AFTER) --scenario $(or $(SCENARIO),hot) $(if $(LOGGED),--logged)

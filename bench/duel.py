@@ -6,11 +6,15 @@ its own wrk (both pinned to CPU 1), against one catalog-stub. Whatever the host 
 hits both alike; the scheduler splits the core fairly between them, so the ratio of what each
 served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
 
-    python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss]
-                          [--logged]   (SCENARIO: hot, healthz, miss or l2)
+    python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss|fill|l2]
+                          [--logged]   (SCENARIO: hot, healthz, miss, fill or l2)
 
 miss: cache off, 1,000 ids cycled, three upstream calls each to one nginx serving a static export
 of the stub's catalog (nginx pinned to CPU 1 with the wrks).
+
+fill: as miss, but the cache on and every request an id never asked before (`p<n>-<run>-<lap>`,
+which the export answers with p<n>'s documents): each answer is a load, a store into L1 (which
+evicts once full) and the page's one compression.
 
 l2: every answer an L2 hit: both services share a redis-server (pinned to CPU 1 with the wrks),
 each keeps one page in its L1 (bench/fleet.py's L2_READER), and every one of 5,000 pages is put in
@@ -55,7 +59,7 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "l2"], default="hot")
+    parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "fill", "l2"], default="hot")
     parser.add_argument("--logged", action="store_true", help="both sides log every request to a file")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="pd-duel-")
@@ -65,8 +69,8 @@ def main():
                                      prefix=("taskset", "-c", "1"))
         started.append(stub)
         upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}"}
-        ids = [f"p{i}" for i in range(1, {"miss": 1001, "l2": 5001}.get(args.scenario, 101))]
-        if args.scenario == "miss":
+        ids = [f"p{i}" for i in range(1, {"miss": 1001, "fill": 1001, "l2": 5001}.get(args.scenario, 101))]
+        if args.scenario in ("miss", "fill"):
             # nginx's worker drops to an unprivileged user: it must be able to read the export.
             os.chmod(work, 0o755)
             export_upstream(stub_port, work, ids)
@@ -74,7 +78,9 @@ def main():
             started.append(nginx)
             for pid in nginx.pids:
                 os.sched_setaffinity(pid, {1})
-            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
+            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream"}
+            if args.scenario == "miss":
+                upstream["CACHE_TTL_SECONDS"] = "0"
         if args.scenario == "l2":
             redis, redis_port = start_redis(work)
             started.append(redis)
@@ -97,6 +103,13 @@ def main():
             for port in ports.values():
                 fill_shared(port, ids)
         script = lua_paths(work, "paths.lua", paths)
+        if args.scenario == "fill":
+            script = os.path.join(work, "fill.lua")
+            with open(script, "w") as f:
+                # A new `run` per wrk (rounds are seconds apart), so no id repeats across rounds.
+                f.write(f"run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"
+                        f"  return wrk.format(\"GET\", \"/products/p\" .. (i % {len(ids)} + 1) .. \"-\" .. run .. \"-\" .. math.floor(i / {len(ids)}))\n"
+                        "end\n")
         ratios = []
         cost_ratios = []
         pids = {side: process.popen.pid for side, process in zip(("before", "after"), started[-2:])}
