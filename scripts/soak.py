@@ -22,7 +22,9 @@ warm-up = the first 20% of the run, peak, end, and the growth since warm-up) and
 - RSS grew more than SOAK_RSS_MARGIN_PCT (10) % + SOAK_RSS_MARGIN_MIB (8) MiB after warm-up;
 - an answer is an error the faults do not explain: a 5xx is explained only while a fault was on
   or within SOAK_FAULT_GRACE (1) s after it ended (for the request's start; it may end later,
-  by up to the request deadline); a 4xx only for the requests built to get it;
+  by up to the request deadline), and a `503` with `Retry-After` (an upstream's open breaker,
+  issue 27) also for the breaker's open time after that (UPSTREAM_BREAKER_OPEN_MS, set here),
+  when its trial call closes it; a 4xx only for the requests built to get it;
 - after the traffic stops, loads or requests are still in flight.
 
 Everything it starts is stopped on exit (SIGTERM, then SIGKILL after 10 s).
@@ -55,6 +57,9 @@ CATALOG_SIZE = 10_000
 CACHE_MAX_ENTRIES = 2_000
 ADMIN_TOKEN = "soak-admin-token"
 REQUEST_DEADLINE_MS = 3_000
+# An upstream's breaker refuses calls this long after it opens (the service's default, set
+# explicitly so the two cannot drift apart), then lets one trial call through.
+UPSTREAM_BREAKER_OPEN_MS = 5_000
 
 # Faults, in rotation: (name, route, control JSON, seconds on).
 FAULTS = [
@@ -171,11 +176,13 @@ class Faults:
                 if window[1] is None:
                     window[1] = time.monotonic()
 
-    def explains(self, started, ended):
-        """Whether a fault was on at some point while a request ran, or ended just before it began."""
+    def explains(self, started, ended, breaker_open=False):
+        """Whether a fault was on at some point while a request ran, or ended just before it began
+        (for an open breaker's answer, up to the breaker's open time before)."""
+        after = FAULT_GRACE + (UPSTREAM_BREAKER_OPEN_MS / 1000 if breaker_open else 0)
         with self.lock:
             for start, end, _ in self.windows:
-                if start <= ended and (end is None or started <= end + FAULT_GRACE):
+                if start <= ended and (end is None or started <= end + after):
                     return True
         return False
 
@@ -270,6 +277,7 @@ class Worker(threading.Thread):
                 body = response.read()
                 status = response.status
                 etag = response.getheader("ETag")
+                breaker_open = status == 503 and response.getheader("Retry-After") is not None
                 will_close = response.will_close
             except (OSError, http.client.HTTPException) as error:
                 ended = time.monotonic()
@@ -287,7 +295,7 @@ class Worker(threading.Thread):
                 self.stats.record(kind, status, False)
                 continue
             # 5xx (and for pages that load, a 404 cannot come from a fault): only a fault explains it.
-            explained = status >= 500 and kind not in ("invalid", "health") and self.faults.explains(started, ended)
+            explained = status >= 500 and kind not in ("invalid", "health") and self.faults.explains(started, ended, breaker_open)
             self.stats.record(kind, status, explained)
             if not explained:
                 with self.stats.lock:
@@ -351,6 +359,7 @@ def main():
             "HOST": "127.0.0.1", "PORT": "0", "UPSTREAM_URL": f"http://127.0.0.1:{stub_port}",
             "CACHE_MAX_ENTRIES": str(CACHE_MAX_ENTRIES), "LOG_LEVEL": "warn", "ADMIN_TOKEN": ADMIN_TOKEN,
             "REQUEST_DEADLINE_MS": str(REQUEST_DEADLINE_MS), "SHUTDOWN_GRACE_SECONDS": "2",
+            "UPSTREAM_BREAKER_OPEN_MS": str(UPSTREAM_BREAKER_OPEN_MS),
             # As the Dockerfile sets it (Sources/App/AllocatorTuning.swift).
             "GLIBC_TUNABLES": "glibc.malloc.tcache_count=128",
         }, directory)
