@@ -45,12 +45,23 @@ struct ProcessStatus: Equatable {
     /// Open file descriptors: the entries of `/proc/self/fd` (the directory's own included, as
     /// the Prometheus client libraries count it).
     static func openDescriptors() -> Int? {
-        guard let directory = opendir("/proc/self/fd") else { return nil }
+        entryCount(ofDirectory: "/proc/self/fd")
+    }
+
+    /// The entries of a directory, `.` and `..` left out.
+    static func entryCount(ofDirectory path: String) -> Int? {
+        guard let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
+        // `d_name` is declared 256 bytes long, but a record in readdir's buffer is only as long
+        // as its name: copying the field whole reads past the last record of a full buffer. So
+        // the name is read through a pointer, byte by byte up to its NUL.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+        let dot = UInt8(ascii: ".")
         var count = 0
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { count += 1 }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            let isDotOrDotDot = name[0] == dot && (name[1] == 0 || (name[1] == dot && name[2] == 0))
+            if !isDotOrDotDot { count += 1 }
         }
         return count
     }
