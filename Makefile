@@ -47,7 +47,7 @@ bench-duel:
 	python3 bench/duel.py $(BEFORE) $(AFTER) --scenario $(or $(SCENARIO),hot) $(if $(LOGGED),--logged)
 
 ## Runtime calls per answer (malloc, swift_retain, swift_task_switch...) counted with uprobes; steady
-## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss|l2]
+## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss|fill|l2]
 bench-counts:
 	@scripts/install-deps.sh wrk nginx-light linux-perf redis-server
 	$(if $(DIR),,$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS))

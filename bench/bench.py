@@ -239,6 +239,18 @@ def lua_paths(directory, name, paths, headers=None):
     return path
 
 
+def fill_script(directory, count):
+    """A wrk script asking for an id never asked before on every request: `p<n>-<run>-<lap>`, n
+    cycling through 1..count (the upstream export answers it with p<n>'s documents, see
+    NGINX_CONF), `run` the second wrk started, so no id repeats across runs seconds apart."""
+    path = os.path.join(directory, "fill-new.lua")
+    with open(path, "w") as f:
+        f.write("run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"
+                f"  return wrk.format(\"GET\", \"/products/p\" .. (i % {count} + 1) .. \"-\" .. run .. \"-\" .. math.floor(i / {count}))\n"
+                "end\n")
+    return path
+
+
 NGINX_CONF = """
 worker_processes {workers};
 daemon off;
@@ -548,10 +560,10 @@ def main():
             started.remove(service)
 
         if "fill" in scenarios:
-            # Cache on, every request an id never asked before: `p<n>-<run>-<lap>` (the upstream
-            # export answers it with p<n>'s documents, see NGINX_CONF), so each answer is a load
-            # and a store into L1, which evicts once CACHE_MAX_ENTRIES (10,000) pages are held,
-            # and compresses the page once (gzip level 6, at GZIP_MIN_BYTES or more; issue 32).
+            # Cache on, every request an id never asked before (fill_script), so each answer is a
+            # load and a store into L1, which evicts once CACHE_MAX_ENTRIES (10,000) pages are
+            # held, and compresses the page once (libdeflate level 1, at GZIP_MIN_BYTES or more;
+            # issue 32).
             # The miss side (cache off, 5,000 ids) takes turns with it for the comparison.
             upstream = f"http://127.0.0.1:{nginx_port}/upstream"
             miss_service, miss_port = start_service({"UPSTREAM_URL": upstream, "CACHE_TTL_SECONDS": "0", **loops})
@@ -562,14 +574,10 @@ def main():
                 export_pages(miss_port, work, ids[:100])
             hot_script = lua_paths(work, "hot.lua", [f"/products/{p}" for p in ids[:100]])
             miss_script = lua_paths(work, "miss.lua", [f"/products/{p}" for p in ids])
-            fill_script = os.path.join(work, "fill-new.lua")
-            with open(fill_script, "w") as f:
-                f.write("run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"
-                        "  return wrk.format(\"GET\", \"/products/p\" .. (i % 5000 + 1) .. \"-\" .. run .. \"-\" .. math.floor(i / 5000))\n"
-                        "end\n")
+            new_ids_script = fill_script(work, 5000)
             ceiling_fill, miss, ours = alternate([(nginx, f"http://127.0.0.1:{nginx_port}", hot_script),
                                                   (miss_service, f"http://127.0.0.1:{miss_port}", miss_script),
-                                                  (service, f"http://127.0.0.1:{port}", fill_script)], args.duration, args.rounds)
+                                                  (service, f"http://127.0.0.1:{port}", new_ids_script)], args.duration, args.rounds)
             _, _, metrics = get(f"http://127.0.0.1:{port}/metrics")
             upstream_calls = sum(int(v) for v in re.findall(rb'upstream_requests_total\{[^}]*\} (\d+)', metrics))
             entries = re.search(rb"cache_entries (\d+)", metrics)

@@ -9,10 +9,11 @@ upstream, puts a uprobe on each of those runtime functions, drives wrk against o
 prints each count divided by the answers wrk received. Needs root, perf (Debian's linux-perf)
 and wrk; it removes its probes and stops everything it started.
 
-    python3 bench/counts.py [DIR] [--scenario hot|healthz|miss|l2] [--seconds 2] [--runs 2]
+    python3 bench/counts.py [DIR] [--scenario hot|healthz|miss|fill|l2] [--seconds 2] [--runs 2]
 
 hot: 100 cached pages cycled; healthz; miss: cache off, 1,000 ids, three calls each to nginx
-serving a static export of the stub's catalog; l2: 5,000 pages in a redis-server, an L1 of one
+serving a static export of the stub's catalog; fill: as miss with the cache on and every request a
+new id (a load, an L1 store with its eviction and the page's one compression); l2: 5,000 pages in a redis-server, an L1 of one
 page (bench/fleet.py's L2_READER), so that every answer is an L2 hit.
 """
 import argparse
@@ -22,7 +23,7 @@ import subprocess
 import tempfile
 import urllib.request
 
-from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
+from bench import export_upstream, fill_script, lua_paths, start_nginx, start_service, start_stub
 from fleet import L2_READER, fill_shared, start_redis
 
 # (library, symbol): what a request costs the runtime, beyond its own code.
@@ -83,7 +84,7 @@ def count(pid, events, url, script, seconds):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("dir", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release"))
-    parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "l2"], default="hot")
+    parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "fill", "l2"], default="hot")
     parser.add_argument("--seconds", type=int, default=2)
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
@@ -95,13 +96,14 @@ def main():
     try:
         stub, stub_port = start_stub({"CATALOG_SIZE": "20000"}, binary=os.path.join(args.dir, "catalog-stub"))
         started.append(stub)
-        ids = [f"p{i}" for i in range(1, {"miss": 1001, "l2": 5001}.get(args.scenario, 101))]
+        ids = [f"p{i}" for i in range(1, {"miss": 1001, "fill": 1001, "l2": 5001}.get(args.scenario, 101))]
         upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{stub_port}", "CACHE_TTL_SECONDS": "3600"}
-        if args.scenario == "miss":
+        if args.scenario in ("miss", "fill"):
             export_upstream(stub_port, work, ids)
             nginx, nginx_port = start_nginx(work)
             started.append(nginx)
-            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream", "CACHE_TTL_SECONDS": "0"}
+            upstream = {"UPSTREAM_URL": f"http://127.0.0.1:{nginx_port}/upstream",
+                        "CACHE_TTL_SECONDS": "0" if args.scenario == "miss" else "3600"}
         if args.scenario == "l2":
             redis, redis_port = start_redis(work)
             started.append(redis)
@@ -115,6 +117,8 @@ def main():
         if args.scenario == "l2":
             fill_shared(port, ids)
         script = lua_paths(work, "paths.lua", paths)
+        if args.scenario == "fill":
+            script = fill_script(work, len(ids))
         add_probes(service_binary, events)
         for run in range(args.runs):
             answers, per_answer = count(service.popen.pid, events, f"http://127.0.0.1:{port}", script, args.seconds)

@@ -42,7 +42,7 @@ import subprocess
 import tempfile
 import urllib.request
 
-from bench import export_upstream, lua_paths, start_nginx, start_service, start_stub
+from bench import export_upstream, fill_script, lua_paths, start_nginx, start_service, start_stub
 from fleet import L2_READER, fill_shared, start_redis
 
 
@@ -104,12 +104,7 @@ def main():
                 fill_shared(port, ids)
         script = lua_paths(work, "paths.lua", paths)
         if args.scenario == "fill":
-            script = os.path.join(work, "fill.lua")
-            with open(script, "w") as f:
-                # A new `run` per wrk (rounds are seconds apart), so no id repeats across rounds.
-                f.write(f"run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"
-                        f"  return wrk.format(\"GET\", \"/products/p\" .. (i % {len(ids)} + 1) .. \"-\" .. run .. \"-\" .. math.floor(i / {len(ids)}))\n"
-                        "end\n")
+            script = fill_script(work, len(ids))
         ratios = []
         cost_ratios = []
         pids = {side: process.popen.pid for side, process in zip(("before", "after"), started[-2:])}
