@@ -347,8 +347,8 @@ def reviews_heals(bench):
             recovered = time.monotonic() - healed
             after = [fetch(service.port, path) for path in pages(bench.ids.take(5))]
             break
-        # Paced: while the breaker is open a page answers in about a millisecond, and unpaced
-        # polling took 9,000 of the catalog's 10,000 ids in the 5 s of the open time.
+        # Paced: while the breaker is open a page answers at once, and unpaced polling can use up
+        # the catalog's ids before the breaker's open time ends (bench/HISTORY.md).
         time.sleep(0.02)
     complete_after = sum(1 for a in after if a.status == 200 and not a.missing())
     alive = service.alive()
