@@ -242,7 +242,7 @@ def lua_paths(directory, name, paths, headers=None):
 def fill_script(directory, count):
     """A wrk script asking for an id never asked before on every request: `p<n>-<run>-<lap>`, n
     cycling through 1..count (the upstream export answers it with p<n>'s documents, see
-    NGINX_CONF), `run` the second wrk started, so no id repeats across runs seconds apart."""
+    NGINX_CONF), `run` the time (in seconds) its wrk started, so no id repeats across runs."""
     path = os.path.join(directory, "fill-new.lua")
     with open(path, "w") as f:
         f.write("run = os.time()\ni = 0\nrequest = function()\n  i = i + 1\n"

@@ -12,9 +12,10 @@ and wrk; it removes its probes and stops everything it started.
     python3 bench/counts.py [DIR] [--scenario hot|healthz|miss|fill|l2] [--seconds 2] [--runs 2]
 
 hot: 100 cached pages cycled; healthz; miss: cache off, 1,000 ids, three calls each to nginx
-serving a static export of the stub's catalog; fill: as miss with the cache on and every request a
-new id (a load, an L1 store with its eviction and the page's one compression); l2: 5,000 pages in a redis-server, an L1 of one
-page (bench/fleet.py's L2_READER), so that every answer is an L2 hit.
+serving a static export of the stub's catalog; fill: as miss with the cache on and every request
+a new id (a load, an L1 store with its eviction and the page's one compression); l2: 5,000 pages
+in a redis-server, an L1 of one page (bench/fleet.py's L2_READER), so that every answer is an L2
+hit.
 """
 import argparse
 import os
@@ -116,9 +117,7 @@ def main():
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
         if args.scenario == "l2":
             fill_shared(port, ids)
-        script = lua_paths(work, "paths.lua", paths)
-        if args.scenario == "fill":
-            script = fill_script(work, len(ids))
+        script = fill_script(work, len(ids)) if args.scenario == "fill" else lua_paths(work, "paths.lua", paths)
         add_probes(service_binary, events)
         for run in range(args.runs):
             answers, per_answer = count(service.popen.pid, events, f"http://127.0.0.1:{port}", script, args.seconds)

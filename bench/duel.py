@@ -102,9 +102,7 @@ def main():
         if args.scenario == "l2":
             for port in ports.values():
                 fill_shared(port, ids)
-        script = lua_paths(work, "paths.lua", paths)
-        if args.scenario == "fill":
-            script = fill_script(work, len(ids))
+        script = fill_script(work, len(ids)) if args.scenario == "fill" else lua_paths(work, "paths.lua", paths)
         ratios = []
         cost_ratios = []
         pids = {side: process.popen.pid for side, process in zip(("before", "after"), started[-2:])}
