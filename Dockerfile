@@ -4,15 +4,15 @@
 #   docker run --rm -p 8080:8080 product-details            # demo catalog built in
 #   docker compose up                                        # with catalog-stub and Prometheus
 # The binaries link the Swift runtime statically, so the runtime stage needs only libuv1 and libdeflate0,
-# and zlib and the C/C++ runtime that debian:bookworm-slim already has (scripts/contract-test.sh checks
-# this with ldd).
+# and the C/C++ runtime that debian:bookworm-slim already has (scripts/contract-test.sh checks this with
+# ldd).
 
 FROM swift:6.3-bookworm AS build
 # DL3008: the Debian release is pinned by the base image tag (bookworm); exact package versions
 # would break the build whenever the archive replaces them with a security update.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libuv1-dev libdeflate-dev zlib1g-dev pkg-config \
+ && apt-get install -y --no-install-recommends libuv1-dev libdeflate-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Manifest first: SwiftPM resolves nothing (no dependencies), but this keeps the source layer last.
@@ -26,7 +26,7 @@ RUN swift build -c release --static-swift-stdlib --product product-details \
 
 FROM debian:bookworm-slim
 # DL3008: as above, bookworm is pinned by the tag. libuv1 and libdeflate0 are the only shared libraries
-# the binaries need beyond libc, libstdc++ and zlib (zlib1g, which dpkg itself needs, so slim has it);
+# the binaries need beyond libc and libstdc++;
 # ca-certificates is for TLS tooling in derived images.
 # hadolint ignore=DL3008
 RUN apt-get update \

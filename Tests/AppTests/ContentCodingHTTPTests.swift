@@ -1,4 +1,5 @@
 import Gzip
+import GzipInflating
 import HTTP1
 import Testing
 import TestSupport

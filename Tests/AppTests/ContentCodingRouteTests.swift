@@ -1,5 +1,6 @@
 @testable import App
 import Gzip
+import GzipInflating
 import ProductDetails
 import Testing
 

@@ -2,6 +2,7 @@ import PureTestSupport
 import Testing
 
 @testable import Gzip
+import GzipInflating
 
 /// libdeflate's members, read back by zlib's inflater: an independent decoder, as a client's is.
 @Suite("Gzip compressor")

@@ -2,6 +2,7 @@ import PureTestSupport
 import Testing
 
 @testable import Gzip
+import GzipInflating
 
 @Suite("Gzip inflater")
 struct GzipTests {

@@ -1,12 +1,13 @@
 import CZlib
+import Gzip
 
 /// Inflates whole gzip members with one zlib stream, set up once (`inflateInit2`) and reset
 /// (`inflateReset`) per body. The service inflates nothing (a page keeps its identity bytes beside
-/// its member); the tests read every member back with it, with zlib rather than the libdeflate
-/// that wrote it, as a client would.
+/// its member), so this lives beside the tests: they read every member back with it, with zlib
+/// rather than the libdeflate that wrote it, as a client would.
 ///
-/// A zlib stream is not thread-safe and this type is not `Sendable`: keep one per event loop
-/// (EventLoop's `LoopLocal`) or per thread, never shared.
+/// A zlib stream is not thread-safe and this type is not `Sendable`: keep one per test or thread,
+/// never shared.
 package final class GzipInflater {
     private let stream: ZlibStream
     /// Where `inflate` writes; it grows to the largest body seen and the result is copied out.

@@ -1,4 +1,5 @@
 import CZlib
+import Gzip
 
 /// A zlib inflate stream in gzip mode, at a fixed address (zlib's state points back into it),
 /// ended and freed with its owner.
