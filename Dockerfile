@@ -3,7 +3,7 @@
 #   docker build -t product-details .
 #   docker run --rm -p 8080:8080 product-details            # demo catalog built in
 #   docker compose up                                        # with catalog-stub and Prometheus
-# The binaries link the Swift runtime statically, so the runtime stage needs only libuv1 and libdeflate0,
+# The binaries link the Swift runtime statically, so the runtime stage needs only libuv1, libisal2 and libdeflate0,
 # and the C/C++ runtime that debian:bookworm-slim already has (scripts/contract-test.sh checks this with
 # ldd).
 
@@ -12,7 +12,7 @@ FROM swift:6.3-bookworm AS build
 # would break the build whenever the archive replaces them with a security update.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libuv1-dev libdeflate-dev pkg-config \
+ && apt-get install -y --no-install-recommends libuv1-dev libisal-dev libdeflate-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Manifest first: SwiftPM resolves nothing (no dependencies), but this keeps the source layer last.
@@ -25,12 +25,12 @@ RUN swift build -c release --static-swift-stdlib --product product-details \
  && cp .build/release/product-details .build/release/catalog-stub /out/
 
 FROM debian:bookworm-slim
-# DL3008: as above, bookworm is pinned by the tag. libuv1 and libdeflate0 are the only shared libraries
+# DL3008: as above, bookworm is pinned by the tag. libuv1, libisal2 and libdeflate0 are the only shared libraries
 # the binaries need beyond libc and libstdc++;
 # ca-certificates is for TLS tooling in derived images.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libuv1 libdeflate0 ca-certificates \
+ && apt-get install -y --no-install-recommends libuv1 libisal2 libdeflate0 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin app
 COPY --from=build /out/product-details /out/catalog-stub /usr/local/bin/

@@ -19,7 +19,8 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
 // sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
 // timers, the resolver), never libuv's C API.
-// CDeflate → Gzip: Debian's libdeflate (libdeflate-dev), reached only through Gzip, which compresses
+// CIsal, CDeflate → Gzip: Debian's ISA-L (libisal-dev: igzip, for stored pages) and libdeflate
+// (libdeflate-dev: for answers compressed on the fly), reached only through Gzip, which compresses
 // whole bodies with state set up once and reused; it imports nothing else. CZlib → GzipInflating:
 // zlib (zlib1g-dev), the tests' gzip decoder, independent of the compressor and in no shipped
 // binary.
@@ -49,13 +50,18 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CIsal",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]
+        ),
         // Defines epoll_ctl and epoll_wait, which take the place of the C library's: see EdgeTriggered.c.
         .target(name: "CEdgeTriggered"),
         .target(name: "Locking", swiftSettings: lockSettings),
         .target(name: "EventLoop", dependencies: ["CLibUV", "CEdgeTriggered", "Locking", "Timekeeping"]),
         .target(name: "HTTP1"),
         .target(name: "JSON"),
-        .target(name: "Gzip", dependencies: ["CDeflate"]),
+        .target(name: "Gzip", dependencies: ["CDeflate", "CIsal"]),
         .target(name: "RESP"),
         .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),

@@ -7,6 +7,7 @@ packages=()
 pkg-config --exists libuv 2>/dev/null || packages+=(libuv1-dev pkg-config)
 pkg-config --exists zlib 2>/dev/null || packages+=(zlib1g-dev pkg-config)
 pkg-config --exists libdeflate 2>/dev/null || packages+=(libdeflate-dev pkg-config)
+pkg-config --exists libisal 2>/dev/null || packages+=(libisal-dev pkg-config)
 for extra in "$@"; do
   dpkg-query -W -f='${Status}' "$extra" 2>/dev/null | grep -q "install ok installed" || packages+=("$extra")
 done

@@ -184,11 +184,11 @@ def scrape(url, out):
 
 
 # What debian:bookworm-slim has without any extra package (libc6, libgcc-s1, libstdc++6 come with
-# apt), plus libuv1 and libdeflate0 that the Dockerfile installs. Not zlib: only the tests inflate.
+# apt), plus libuv1, libisal2 and libdeflate0 that the Dockerfile installs. Not zlib: only the tests inflate.
 ALLOWED_LIBRARIES = re.compile(
     r"^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0"
     r"|libdl\.so\.2|librt\.so\.1|libutil\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libuv\.so\.1"
-    r"|libdeflate\.so\.0)$"
+    r"|libisal\.so\.2|libdeflate\.so\.0)$"
 )
 
 

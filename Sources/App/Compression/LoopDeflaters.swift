@@ -2,34 +2,52 @@ import EventLoop
 import Gzip
 import ProductDetails
 
-/// gzip with one libdeflate compressor per event loop, made on the loop's first body and reused
-/// after that: no per-body allocation of its tables and no lock. One instance serves the pages
-/// stored into the cache and the bodies compressed per answer (batches, `/metrics`) alike, so a
-/// loop keeps one compressor's tables in its caches rather than two.
+/// gzip with compressors kept per event loop, made on the loop's first body and reused after
+/// that: no per-body allocation of their state and no lock. Two kinds, each for the bodies it is
+/// cheapest on (bench/HISTORY.md, issue 32):
+/// - pages stored into the cache (``gzip(_:)``, the domain's ``PageCompressor``): a
+///   ``PageGzipper`` (igzip level 0, codes learnt from the loop's first pages), whose set-up per
+///   body is small next to a page of a kilobyte or two (libdeflate's for a page too small for
+///   igzip's member to be smaller);
+/// - bodies compressed per answer (``gzipAnswer(_:)``: batches, `/metrics`, tens of kilobytes
+///   with long repeats): libdeflate's fastest level, which finds those repeats.
 ///
 /// Off the group's loops (the in-memory route tests, a task that outlived its loop) a body gets
 /// a compressor of its own: correct, only dearer, and production work runs on the loops.
 final class LoopDeflaters: PageCompressor {
-    /// libdeflate's fastest level, for both uses: on our pages clearly the cheapest of its levels
-    /// and the one that keeps a stored page within issue 32's budget, for a few percent more bytes
-    /// than levels 6 to 9, whose tables are also three times as large. Batches and `/metrics` are
-    /// compressed on the loop per answer, where time counts more than bytes (bench/HISTORY.md,
-    /// issue 32).
-    static let level: Int32 = 1
+    /// libdeflate's fastest level: batches and `/metrics` are compressed on the loop per answer,
+    /// where time counts more than the few percent of bytes its higher levels save.
+    static let answerLevel: Int32 = 1
 
-    /// `nil` in a slot: libdeflate could not allocate on that loop, whose bodies stay identity.
-    private let perLoop: LoopLocal<GzipCompressor?>
+    private let pages: LoopLocal<PageGzipper>
+    /// `nil` in a slot: libdeflate could not allocate on that loop, whose answers stay identity.
+    private let answers: LoopLocal<GzipCompressor?>
     private let loops: [EventLoop]
 
     init(group: EventLoopGroup) {
-        perLoop = LoopLocal(group: group)
+        pages = LoopLocal(group: group)
+        answers = LoopLocal(group: group)
         loops = group.loops
     }
 
+    /// A page's gzip variant, made once when it is stored. igzip's member carries its codes (some
+    /// 60 to 90 bytes), which a body of a few hundred bytes does not repay: when its member is no
+    /// smaller than the body, libdeflate's (whose fixed codes need no table) is tried instead.
     func gzip(_ body: [UInt8]) -> [UInt8]? {
-        guard let loop = EventLoop.current, loop.index < loops.count, loops[loop.index] === loop else {
-            return (try? GzipCompressor(level: Self.level))?.compress(body)
-        }
-        return perLoop.value(on: loop) { try? GzipCompressor(level: Self.level) }?.compress(body)
+        let page = groupLoop.map { loop in pages.value(on: loop) { PageGzipper() } } ?? PageGzipper(learning: 0)
+        if let member = page.compress(body), member.count < body.count { return member }
+        return gzipAnswer(body)
+    }
+
+    /// An answer's body compressed for this answer alone.
+    func gzipAnswer(_ body: [UInt8]) -> [UInt8]? {
+        guard let loop = groupLoop else { return (try? GzipCompressor(level: Self.answerLevel))?.compress(body) }
+        return answers.value(on: loop) { try? GzipCompressor(level: Self.answerLevel) }?.compress(body)
+    }
+
+    /// The group's loop this runs on, if any.
+    private var groupLoop: EventLoop? {
+        guard let loop = EventLoop.current, loop.index < loops.count, loops[loop.index] === loop else { return nil }
+        return loop
     }
 }

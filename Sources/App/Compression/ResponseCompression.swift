@@ -15,7 +15,7 @@ struct ResponseCompression: Sendable {
         response.headers.add(name: "Vary", value: "Accept-Encoding")
         response.coding = .identity
         guard response.body.count >= minBytes, AcceptEncoding(request.headers).choose(gzipAvailable: true) == .gzip,
-              let member = deflaters.gzip(response.body), member.count < response.body.count
+              let member = deflaters.gzipAnswer(response.body), member.count < response.body.count
         else { return }
         response.coding = .gzip(identityBytes: response.body.count)
         response.body = member
