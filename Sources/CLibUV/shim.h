@@ -7,6 +7,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+/// uv_loop_configure is variadic, which Swift cannot call: the one option we set, by name.
+static inline int pd_measure_idle_time(uv_loop_t *loop) {
+    return uv_loop_configure(loop, UV_METRICS_IDLE_TIME);
+}
+
 /// libuv 1.44 has no UV_TCP_REUSEPORT: set SO_REUSEPORT on the socket that
 /// uv_tcp_init_ex created, before bind, so each loop can listen on the port.
 static inline int pd_set_reuseport(uv_tcp_t *tcp) {

@@ -16,9 +16,9 @@ import Glibc
 /// everything that has arrived).
 ///
 /// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`,
-/// `isDraining`, `closesHandlesWhenDrained`, `readBuffer` and `madeTimerQueue` are touched only on
-/// the loop thread (after `init`, which runs before the thread starts). `inbox` is a `Mutex`,
-/// `lifecycle` an `Atomic`.
+/// `isDraining`, `closesHandlesWhenDrained`, `readBuffer`, `madeTimerQueue` and `utilizationMeter`
+/// are touched only on the loop thread (after `init`, which runs before the thread starts).
+/// `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
 package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
     package let index: Int
@@ -45,6 +45,13 @@ package final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
 
     private var madeTimerQueue: LoopTimerQueue?
+    private var utilizationMeter = LoopUtilization()
+
+    /// The share of this loop's recent time spent working rather than waiting for I/O (0 to 1,
+    /// ``LoopUtilization``). Only on the loop's thread.
+    package var utilization: Double {
+        utilizationMeter.read(now: uv_hrtime()) { [uvLoop] in uv_metrics_idle_time(uvLoop) }
+    }
 
     /// The loop's scheduled callbacks (``LoopTimeSource/schedule(after:target:)``), made on first use.
     var timerQueue: LoopTimerQueue {
@@ -71,6 +78,8 @@ package final class EventLoop: @unchecked Sendable {
         drainer = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         try UVError.check(uv_loop_init(uvLoop))
+        // Time blocked in poll, for `utilization`: a clock read around each poll.
+        try UVError.check(pd_measure_idle_time(uvLoop))
         pd_edge_triggered_watch_loop(uv_backend_fd(uvLoop), true)
         if !bypass.isEmpty {
             pd_edge_triggered_bypass_loop(uv_backend_fd(uvLoop), bypass.contains(.registrations), bypass.contains(.reports))

@@ -31,6 +31,7 @@ package final class ProductDetailsService: Sendable {
 
     /// - Parameters:
     ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
+    ///   - load: this process's own load, which hedging heeds (``LocalLoad``).
     ///   - random: the jitter source for retry backoff (inject a fixed one in tests).
     package init(
         products: any ProductSource,
@@ -42,6 +43,7 @@ package final class ProductDetailsService: Sendable {
         cache: ResponseCache<String, CachedDocument>? = nil,
         shared: SharedCache? = nil,
         compressor: (any PageCompressor)? = nil,
+        load: (any LocalLoad)? = nil,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
         self.shared = shared
@@ -60,7 +62,7 @@ package final class ProductDetailsService: Sendable {
             Retrier(
                 policy: settings.retry, budget: RetryBudget(limits: settings.retryBudget, time: time),
                 breaker: UpstreamBreaker(upstream: upstream, policy: settings.upstreamBreaker, time: time, events: events),
-                hedger: hedging.map { Hedger(policy: $0, time: time) },
+                hedger: hedging.map { Hedger(policy: $0, time: time, load: load) },
                 time: time, random: random, events: events
             )
         }

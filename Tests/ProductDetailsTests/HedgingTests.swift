@@ -1,4 +1,5 @@
 import PureTestSupport
+import Synchronization
 import Testing
 @testable import ProductDetails
 import Timekeeping
@@ -96,6 +97,39 @@ struct HedgingTests {
         #expect(hedger.delay(at: time.now).armed)
         time.advance(by: .seconds(11))
         #expect(!hedger.delay(at: time.now).armed)
+    }
+
+    /// While the caller's own loop is saturated its slow attempts are its own queue's: they do
+    /// not arm hedging, an armed hedger races nothing, and once the load eases it hedges again.
+    @Test func aSaturatedCallerNeitherArmsNorRaces() async {
+        let load = SettableLoad(saturated: true)
+        let hedger = Hedger(policy: HedgePolicy(), time: time, load: load)
+        for _ in 0..<20 { hedger.recordSuccess(after: .milliseconds(5)) }
+        hedger.recordSlow()
+        #expect(!hedger.delay(at: time.now).armed, "a slow attempt while saturated does not arm")
+        load.saturated = false
+        hedger.recordSlow()
+        #expect(hedger.delay(at: time.now).armed)
+        load.saturated = true
+        #expect(!hedger.delay(at: time.now).armed, "armed, but not while saturated")
+        let (task, hang, calls) = start(retrier(hedger)) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        #expect(time.sleeperCount == 0 && time.scheduledCount == 0, "saturated: no race, no timer")
+        hang.open()
+        #expect(await task.value == .success(-1))
+        #expect(calls.values.count == 1)
+        load.saturated = false
+        #expect(hedger.delay(at: time.now).armed, "hedging again once the load eases")
+    }
+
+    final class SettableLoad: LocalLoad {
+        private let value: Atomic<Bool>
+        init(saturated: Bool) { value = Atomic(saturated) }
+        var saturated: Bool {
+            get { value.load(ordering: .relaxed) }
+            set { value.store(newValue, ordering: .relaxed) }
+        }
+        var isSaturated: Bool { saturated }
     }
 
     func retrier(_ hedger: Hedger, breaker: UpstreamBreaker? = nil) -> Retrier {

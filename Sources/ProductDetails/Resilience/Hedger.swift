@@ -19,26 +19,32 @@ package final class Hedger: Sendable {
     package let policy: HedgePolicy
     private let state: Locked<State>
     private let time: any TimeSource
+    private let load: (any LocalLoad)?
 
-    package init(policy: HedgePolicy, time: any TimeSource) {
+    /// - Parameter load: the caller's own load; while it is saturated hedging neither arms nor races.
+    package init(policy: HedgePolicy, time: any TimeSource, load: (any LocalLoad)? = nil) {
         self.policy = policy
         self.state = Locked(State(
             latencies: LatencyWindow(capacity: policy.samples), budget: RetryBudgetWindow(limits: policy.budget),
             slow: SlidingCounts(window: policy.armedFor, bucketCount: 10)))
         self.time = time
+        self.load = load
     }
 
     /// How long a call waits for its answer before a hedge goes out (`nil`: too few samples
     /// yet), and whether hedging is armed: only after an attempt slower than that delay in the
-    /// last ``HedgePolicy/armedFor``. A call that is not hedged runs alone, with no race and no
-    /// timer: an upstream with no tail pays nothing for hedging.
+    /// last ``HedgePolicy/armedFor``, and not while the caller's own load is saturated
+    /// (``LocalLoad``). A call that is not hedged runs alone, with no race and no timer: an
+    /// upstream with no tail pays nothing for hedging.
     package func delay(at now: Duration) -> (delay: Duration?, armed: Bool) {
         let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
-        return (policy.delay(p95: p95, samples: count), slow > 0)
+        return (policy.delay(p95: p95, samples: count), slow > 0 && load?.isSaturated != true)
     }
 
-    /// An attempt took at least the hedge delay (or timed out, or was hedged): arms hedging.
+    /// An attempt took at least the hedge delay (or timed out, or was hedged): arms hedging,
+    /// unless the caller's own load is saturated, which made it slow.
     package func recordSlow() {
+        if load?.isSaturated == true { return }
         let now = time.now
         state.withLock { $0.slow.add(at: now) { $0.attempts += 1 } }
     }
