@@ -1,32 +1,30 @@
 import CIsal
 
 /// Compresses stored pages into gzip members with ISA-L's igzip at its level 0, with Huffman codes
-/// learnt from the first pages it compresses.
+/// made once from sample bodies of the same shape.
 ///
 /// A page is a kilobyte or two: at that size libdeflate's fastest level spends most of its time
 /// setting up its 128 KiB match finder per call, while igzip's level 0 has a small hash table and
 /// builds no codes per body. Its generic codes cost about a third more bytes on our pages; codes
 /// made from a few pages of the same shape win most of that back (bench/HISTORY.md, issue 32).
 /// Every byte value keeps a code, so any body compresses, only less well when it is unlike the
-/// pages the codes were learnt from.
+/// samples. Fixed samples, not the pages seen first: a body then makes the same bytes on every
+/// loop and replica of one build, as its variant's one `ETag` promises.
 ///
-/// Not thread-safe and not `Sendable` (its stream, histogram and scratch are reused): keep one per
-/// event loop (EventLoop's `LoopLocal`) or per thread, never shared.
+/// Not thread-safe and not `Sendable` (its stream and scratch are reused): keep one per event loop
+/// (EventLoop's `LoopLocal`) or per thread, never shared.
 package final class PageGzipper {
-    /// How many bodies the codes are learnt from; until then igzip's generic codes serve.
-    package let learning: Int
-    private var learnt = 0
-    private var histogram = isal_huff_histogram()
-    /// `nil` until learnt (or when making codes failed: the generic ones stay).
-    private var tables: UnsafeMutablePointer<isal_hufftables>?
+    /// `nil`: igzip's generic codes (no samples, or making codes failed).
+    private let tables: UnsafeMutablePointer<isal_hufftables>?
     private let stream = UnsafeMutablePointer<isal_zstream>.allocate(capacity: 1)
     /// Where igzip writes before the result is copied out at its exact size: a result sized by
     /// the bound would keep more bytes than the input for as long as it is cached.
     private var scratch: [UInt8] = []
 
-    /// - Parameter learning: how many of the first bodies the codes are made from (0: generic).
-    package init(learning: Int = 8) {
-        self.learning = learning
+    /// - Parameter samples: bodies like those to come, which the codes are made from (none:
+    ///   igzip's generic codes).
+    package init(samples: [[UInt8]]) {
+        tables = Self.codes(from: samples)
         stream.initialize(to: isal_zstream())
     }
 
@@ -36,13 +34,14 @@ package final class PageGzipper {
         stream.deallocate()
     }
 
-    /// Whether later bodies use codes made from the first ones.
-    package var usesLearntCodes: Bool { tables != nil }
+    /// Whether the codes were made from samples.
+    package var usesSampleCodes: Bool { tables != nil }
 
     /// One gzip member holding `body`; `nil` if igzip refused it (not seen: the output has room
     /// for stored blocks, its fallback).
     package func compress(_ body: UnsafeRawBufferPointer) -> [UInt8]? {
-        if learnt < learning { learn(from: body) }
+        // igzip counts in 32 bits; no page comes near.
+        guard body.count < Int(UInt32.max) / 2 else { return nil }
         // Stored blocks (five bytes of header per 64 KiB) with the gzip header and trailer are the
         // most a member of level 0 takes: igzip falls back to them when codes would not pay.
         let bound = body.count + 5 * (body.count / 65_535 + 1) + 64
@@ -72,18 +71,20 @@ package final class PageGzipper {
         body.withUnsafeBytes { compress($0) }
     }
 
-    private func learn(from body: UnsafeRawBufferPointer) {
-        if let base = body.baseAddress, body.count > 0 {
-            isal_update_histogram(UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self)), Int32(clamping: body.count), &histogram)
+    private static func codes(from samples: [[UInt8]]) -> UnsafeMutablePointer<isal_hufftables>? {
+        guard !samples.isEmpty else { return nil }
+        var histogram = isal_huff_histogram()
+        for sample in samples where !sample.isEmpty {
+            sample.withUnsafeBufferPointer { bytes in
+                isal_update_histogram(UnsafeMutablePointer(mutating: bytes.baseAddress!), Int32(clamping: bytes.count), &histogram)
+            }
         }
-        learnt += 1
-        guard learnt == learning else { return }
-        let made = UnsafeMutablePointer<isal_hufftables>.allocate(capacity: 1)
-        made.initialize(to: isal_hufftables())
-        guard isal_create_hufftables(made, &histogram) == 0 else {
-            made.deallocate()
-            return
+        let tables = UnsafeMutablePointer<isal_hufftables>.allocate(capacity: 1)
+        tables.initialize(to: isal_hufftables())
+        guard isal_create_hufftables(tables, &histogram) == 0 else {
+            tables.deallocate()
+            return nil
         }
-        tables = made
+        return tables
     }
 }

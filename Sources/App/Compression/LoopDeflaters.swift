@@ -6,7 +6,7 @@ import ProductDetails
 /// that: no per-body allocation of their state and no lock. Two kinds, each for the bodies it is
 /// cheapest on (bench/HISTORY.md, issue 32):
 /// - pages stored into the cache (``gzip(_:)``, the domain's ``PageCompressor``): a
-///   ``PageGzipper`` (igzip level 0, codes learnt from the loop's first pages), whose set-up per
+///   ``PageGzipper`` (igzip level 0, codes made from ``PageSamples``), whose set-up per
 ///   body is small next to a page of a kilobyte or two (libdeflate's for a page too small for
 ///   igzip's member to be smaller);
 /// - bodies compressed per answer (``gzipAnswer(_:)``: batches, `/metrics`, tens of kilobytes
@@ -34,7 +34,8 @@ final class LoopDeflaters: PageCompressor {
     /// 60 to 90 bytes), which a body of a few hundred bytes does not repay: when its member is no
     /// smaller than the body, libdeflate's (whose fixed codes need no table) is tried instead.
     func gzip(_ body: [UInt8]) -> [UInt8]? {
-        let page = groupLoop.map { loop in pages.value(on: loop) { PageGzipper() } } ?? PageGzipper(learning: 0)
+        let page = groupLoop.map { loop in pages.value(on: loop) { PageGzipper(samples: PageSamples.bodies) } }
+            ?? PageGzipper(samples: PageSamples.bodies)
         if let member = page.compress(body), member.count < body.count { return member }
         return gzipAnswer(body)
     }
