@@ -3,9 +3,9 @@
 #   docker build -t product-details .
 #   docker run --rm -p 8080:8080 product-details            # demo catalog built in
 #   docker compose up                                        # with catalog-stub and Prometheus
-# The binaries link the Swift runtime statically, so the runtime stage needs only libuv1, libisal2 and libdeflate0,
-# and the C/C++ runtime that debian:bookworm-slim already has (scripts/contract-test.sh checks this with
-# ldd).
+# The binaries link the Swift runtime statically, so the runtime stage needs only libuv1, libisal2
+# and libdeflate0, and the C/C++ runtime that debian:bookworm-slim already has
+# (scripts/contract-test.sh checks this with ldd).
 
 FROM swift:6.3-bookworm AS build
 # DL3008: the Debian release is pinned by the base image tag (bookworm); exact package versions
@@ -25,8 +25,8 @@ RUN swift build -c release --static-swift-stdlib --product product-details \
  && cp .build/release/product-details .build/release/catalog-stub /out/
 
 FROM debian:bookworm-slim
-# DL3008: as above, bookworm is pinned by the tag. libuv1, libisal2 and libdeflate0 are the only shared libraries
-# the binaries need beyond libc and libstdc++;
+# DL3008: as above, bookworm is pinned by the tag. libuv1, libisal2 and libdeflate0 are the only
+# shared libraries the binaries need beyond libc and libstdc++;
 # ca-certificates is for TLS tooling in derived images.
 # hadolint ignore=DL3008
 RUN apt-get update \
