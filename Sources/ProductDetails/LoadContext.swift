@@ -1,6 +1,11 @@
 /// What every step of one load needs to know, carried as one value from the in-flight table
 /// through the shared-cache phase to the upstream calls.
-struct LoadContext: Sendable {
+///
+/// An immutable class, not a struct: a load copies it into each upstream call, each of their
+/// closures and child tasks, and each step, and a struct copy retains every reference it holds
+/// (the request id, the trace, the observer, the token, the executor) where a class copy retains
+/// one.
+final class LoadContext: Sendable {
     let id: String
     /// The request that started the load: passed upstream as `X-Request-ID`.
     let requestID: String
@@ -17,4 +22,18 @@ struct LoadContext: Sendable {
     let deadline: Duration
     /// Where the load's own tasks run (the starting request's event loop).
     let executor: (any TaskExecutor)?
+
+    init(
+        id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, token: LoadToken, stamp: UInt64?,
+        deadline: Duration, executor: (any TaskExecutor)?
+    ) {
+        self.id = id
+        self.requestID = requestID
+        self.trace = trace
+        self.observer = observer
+        self.token = token
+        self.stamp = stamp
+        self.deadline = deadline
+        self.executor = executor
+    }
 }
