@@ -5,8 +5,9 @@ import CDeflate
 /// reused for every body, so the hot path allocates nothing but the result.
 ///
 /// libdeflate takes a whole buffer in one call and does not stream, which suits what we compress:
-/// a stored page, a batch, `/metrics`, each complete before it is compressed. It is faster than
-/// zlib at a like size (bench/HISTORY.md, issue 32).
+/// a batch, `/metrics`, each complete before it is compressed (and a page too small for
+/// ``PageGzipper``'s member to be smaller). It is faster than zlib at a like size
+/// (bench/HISTORY.md, issue 32).
 ///
 /// A libdeflate compressor is not thread-safe and this type is not `Sendable`: keep one per event
 /// loop (EventLoop's `LoopLocal`) or per thread, never shared.

@@ -7,7 +7,7 @@ import class TestSupport.InMemorySharedPageStore
 /// A page gets its gzip variant once, when it is stored into L1, through the `PageCompressor`
 /// port; hits never compress, small pages stay identity, and the shared cache keeps the variant.
 struct PageCompressionTests {
-    /// Stands in for libdeflate: the body's first 8 bytes behind a marker, so a variant is recognisable
+    /// Stands in for the App's compressor: the body's first 8 bytes behind a marker, so a variant is recognisable
     /// and smaller; counts its calls.
     final class FakeCompressor: PageCompressor {
         let calls = Locked(0)
