@@ -22,6 +22,8 @@ final class HTTPConnection {
     private var outbound: [UInt8] = []
     private let timer: LoopTimer
     private var handlerTask: Task<Void, Never>?
+    /// The promise of a deferred answer not yet kept, to abandon when the request is.
+    private var promise: AnswerPromise?
     /// The request its handler is answering, until the answer is given: by the handler, or by
     /// `cutShort` at the end of a shutdown (then the handler's late answer is dropped).
     private var awaitingHandler: (head: HTTPRequestHead, context: RequestContext)?
@@ -97,14 +99,18 @@ final class HTTPConnection {
         perform(machine.dispatching())
         guard var request = machine.takeRequest() else { return }
         var context = RequestContext(loop: loop, receivedAt: .now)
-        let handler: RouteHandler
+        // Switched on as returned: a copy of the answer kept alive beside the response would
+        // share its field block, and the observer's first field would copy it.
+        let waiting: ResponderAnswer
         switch responder(&request, &context) {
         case .now(let response):
             // Answered before this returns to the loop, so no timer can fire meanwhile.
             answer(response, to: request.head, context: context, source: .responder)
             return
-        case .later(let later):
-            handler = later
+        case .later(let handler):
+            waiting = .later(handler)
+        case .deferred(let start):
+            waiting = .deferred(start)
         }
         guard owner.server.requests.admit(limit: maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
@@ -115,12 +121,29 @@ final class HTTPConnection {
         }
         holdsRequestSlot = true
         awaitingHandler = (request.head, context)
+        switch waiting {
+        case .now:
+            break
+        case .later(let handler):
+            startHandler(handler, request: request, context: context)
+        case .deferred(let start):
+            // May be kept before `start` returns: then it is answered as `.now` would be.
+            let promise = AnswerPromise(connection: self, request: request, context: context)
+            self.promise = promise
+            start(promise)
+        }
+    }
+
+    /// Runs the handler of the request awaiting its answer.
+    func startHandler(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
+        promise = nil
+        // Nil when the shutdown answered for a deferred request before it was handed on.
+        guard awaitingHandler != nil else { return }
         let bound = LoopBound(self, loop: loop)
-        let handlerContext = context
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
         handlerTask = Task(executorPreference: loop) {
-            let response = await handler(request, handlerContext)
+            let response = await handler(request, context)
             // Off the loop only when the loop stopped under a running handler (the process is
             // shutting down): the connection closed with the loop, so no one waits for this.
             guard bound.loop.inLoop else { return }
@@ -128,7 +151,9 @@ final class HTTPConnection {
         }
     }
 
-    private func handlerAnswered(_ response: consuming HTTPResponse) {
+    /// The answer of the request awaiting one, from its handler task or its ``AnswerPromise``.
+    func handlerAnswered(_ response: consuming HTTPResponse) {
+        promise = nil
         // Nil when the shutdown already answered for the handler.
         guard let (head, context) = awaitingHandler.take() else { return }
         answer(response, to: head, context: context, source: .responder)
@@ -307,6 +332,7 @@ final class HTTPConnection {
             }
             handlerTask?.cancel()
             handlerTask = nil
+            promise.take()?.abandon()
             releaseRequestSlot()
             var response = Self.cutShortResponse()
             answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
@@ -332,6 +358,7 @@ final class HTTPConnection {
         machine.closing()
         handlerTask?.cancel()
         handlerTask = nil
+        promise.take()?.abandon()
         if resetting { stream.reset() } else { stream.close() }
     }
 
@@ -347,6 +374,7 @@ final class HTTPConnection {
         timer.cancel()
         handlerTask?.cancel()
         handlerTask = nil
+        promise.take()?.abandon()
         owner.connectionClosed(self)
     }
 }

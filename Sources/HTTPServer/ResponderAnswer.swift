@@ -7,6 +7,12 @@ package enum ResponderAnswer: Sendable {
     /// responder left them, in a task preferring the connection's loop (unless the in-flight
     /// limit is reached: then `503` at once).
     case later(RouteHandler)
+    /// The answer needs waiting, but perhaps not for a task: the server runs `start` at once on
+    /// the loop thread with the request's ``AnswerPromise``, which is kept by a callback (a reply
+    /// read on this loop) and answers on the loop, or hands the rest to a task as `.later` does.
+    /// It holds a request slot as `.later` does (unless the in-flight limit is reached: then
+    /// `503` at once and `start` is not run).
+    case deferred(@Sendable (AnswerPromise) -> Void)
 }
 
 extension ResponderAnswer {
@@ -16,6 +22,7 @@ extension ResponderAnswer {
         switch self {
         case .now(let response): response
         case .later(let handler): await handler(request, context)
+        case .deferred(let start): await AnswerPromise.answer(of: start, request: request, context: context)
         }
     }
 }
