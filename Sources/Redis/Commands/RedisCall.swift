@@ -1,20 +1,29 @@
 import EventLoop
 import RESP
 
-/// One `RedisClient.run` call, from submission to its one outcome: the reply, a failure, or
-/// `.cancelled`. `finish` is the only place that resumes the continuation, and clears it first,
-/// so it resumes exactly once whichever of the reply, the deadline and cancellation comes first.
+/// One command sent on a connection, from submission to its one outcome: the reply, a failure, or
+/// `.cancelled`. Its waiter is a task's continuation (`RedisClient.run`) or a callback on the
+/// loop (`RedisClient.send`). `finish` is the only place that answers the waiter, and clears it
+/// first, so it answers exactly once whichever of the reply, the deadline and cancellation comes
+/// first.
 ///
-/// `@unchecked Sendable`: `continuation`, `id` and `isCancelled` are touched only on
+/// `@unchecked Sendable`: `waiter`, `id`, `isCancelled` and `following` are touched only on
 /// `connection.loop`'s thread; the cancellation handler reaches the call through `loop.execute`.
 final class RedisCall: @unchecked Sendable {
     typealias Outcome = Result<RESPValue, RedisClientError>
 
+    private enum Waiter {
+        case task(UnsafeContinuation<Outcome, Never>)
+        case callback((Outcome) -> Void)
+    }
+
     let connection: RedisCommandConnection
-    private var continuation: UnsafeContinuation<Outcome, Never>?
+    private var waiter: Waiter?
     /// Set once submitted: names the call to the machine.
     private(set) var id: RedisRequestID?
     private var isCancelled = false
+    /// The task that follows this call's redirect (`RedisClient.send`), cancelled with it.
+    var following: Task<Void, Never>?
     /// When `start` ran, on the client's time line, for the latency reported.
     private var startedAt = Duration.zero
 
@@ -23,8 +32,18 @@ final class RedisCall: @unchecked Sendable {
     }
 
     func start(_ continuation: UnsafeContinuation<Outcome, Never>, request: RedisRequest, deadline: Duration) {
+        start(.task(continuation), request: request, deadline: deadline)
+    }
+
+    /// Sends `request` with `completion` as its waiter: it runs on the loop, perhaps before this
+    /// returns (a connection that cannot take the command fails it at once).
+    func start(request: RedisRequest, deadline: Duration, completion: @escaping (Outcome) -> Void) {
+        start(.callback(completion), request: request, deadline: deadline)
+    }
+
+    private func start(_ waiter: Waiter, request: RedisRequest, deadline: Duration) {
         precondition(connection.loop.inLoop)
-        self.continuation = continuation
+        self.waiter = waiter
         startedAt = connection.time.now
         if isCancelled {
             finish(.failure(.cancelled))
@@ -38,15 +57,18 @@ final class RedisCall: @unchecked Sendable {
     func cancel() {
         precondition(connection.loop.inLoop)
         isCancelled = true
-        guard continuation != nil else { return }
+        following?.cancel()
+        guard waiter != nil else { return }
         if let id { connection.cancel(id) }
         finish(.failure(.cancelled))
     }
 
     func finish(_ outcome: Outcome) {
-        guard let continuation else { return }
-        self.continuation = nil
+        guard let waiter = waiter.take() else { return }
         connection.observer.commandFinished(connection.time.now - startedAt, RedisCommandOutcome(outcome))
-        continuation.resume(returning: outcome)
+        switch waiter {
+        case .task(let continuation): continuation.resume(returning: outcome)
+        case .callback(let completion): completion(outcome)
+        }
     }
 }

@@ -131,7 +131,60 @@ package final class RedisClient: RedisCommandRunner {
         case .shutDown: throw .shutdown
         }
         var call = RedisClusterCall(request, deadline: deadline)
-        var action = call.start(owner: owner(of: request))
+        let first = call.start(owner: owner(of: request))
+        return try await follow(&call, from: first, deadline: deadline)
+    }
+
+    /// `run` for a caller on one of the client's loops that waits in no task: `completion` gets
+    /// what `run` would return, on this loop, perhaps before this returns. A reply that is a
+    /// redirect or asks for a pause is followed in a task, as `run` follows it. Returns what
+    /// cancels the command (on this loop), or `nil`, and `completion` never runs, off the
+    /// client's loops or outside `start`...`shutdown`.
+    package func send(
+        _ request: RedisRequest, deadline: Duration, completion: @escaping @Sendable (Result<RESPValue, RedisClientError>) -> Void
+    ) -> (() -> Void)? {
+        guard state == .started, let current = EventLoop.current, let index = loops.firstIndex(where: { $0 === current }) else {
+            return nil
+        }
+        var call = RedisClusterCall(request, deadline: deadline)
+        guard case .send(let first, let node) = call.start(owner: owner(of: request)) else { return nil }
+        let sent = RedisCall(connection: connection(to: node, onLoop: index))
+        sent.start(request: first, deadline: deadline) { [self] outcome in
+            let reply: RESPValue
+            switch outcome {
+            case .success(let value):
+                reply = value
+            case .failure(let error):
+                failed(error, on: node)
+                completion(.failure(error))
+                return
+            }
+            let next = replied(reply, to: &call)
+            if case .answer(let value) = next {
+                completion(.success(value))
+                return
+            }
+            let loop = loops[index]
+            let pending = call
+            sent.following = Task(executorPreference: loop) { [self] in
+                var call = pending
+                let result: Result<RESPValue, RedisClientError>
+                do throws(RedisClientError) {
+                    result = .success(try await follow(&call, from: next, deadline: deadline))
+                } catch {
+                    result = .failure(error)
+                }
+                if loop.inLoop { completion(result) } else { _ = loop.execute { completion(result) } }
+            }
+        }
+        return { [sent] in sent.cancel() }
+    }
+
+    /// Carries `call` on from `action` until it answers: sends, follows redirects, pauses.
+    private func follow(
+        _ call: inout RedisClusterCall, from action: RedisClusterCall.Action, deadline: Duration
+    ) async throws(RedisClientError) -> RESPValue {
+        var action = action
         while true {
             switch action {
             case .send(let request, let node):
@@ -140,30 +193,39 @@ package final class RedisClient: RedisCommandRunner {
                 case .success(let value):
                     reply = value
                 case .failure(let error):
-                    if error.meansNodeTrouble {
-                        topology.withLock { $0.unreachable(node) }
-                        refreshIfDue()
-                    }
+                    failed(error, on: node)
                     throw error
                 }
-                let (next, redirect) = call.replied(reply, now: time.now)
-                if let redirect {
-                    observer.cluster(.redirected(redirect))
-                    topology.withLock { $0.redirected(redirect) }
-                    refreshIfDue()
-                }
-                action = next
+                action = replied(reply, to: &call)
             case .pause(let instant):
                 do {
                     try await time.sleep(for: instant - time.now)
                 } catch {
                     throw .cancelled
                 }
-                action = call.pauseEnded(owner: owner(of: request))
+                action = call.pauseEnded(owner: owner(of: call.request))
             case .answer(let reply):
                 return reply
             }
         }
+    }
+
+    /// What `call` does after `reply`; a redirect is learnt by the map.
+    private func replied(_ reply: RESPValue, to call: inout RedisClusterCall) -> RedisClusterCall.Action {
+        let (next, redirect) = call.replied(reply, now: time.now)
+        if let redirect {
+            observer.cluster(.redirected(redirect))
+            topology.withLock { $0.redirected(redirect) }
+            refreshIfDue()
+        }
+        return next
+    }
+
+    /// A command to `node` got no reply: a node in trouble is marked so and the map refreshed.
+    private func failed(_ error: RedisClientError, on node: RedisNodeAddress) {
+        guard error.meansNodeTrouble else { return }
+        topology.withLock { $0.unreachable(node) }
+        refreshIfDue()
     }
 
     /// Stops every connection: each waits for the replies of its written commands (or their

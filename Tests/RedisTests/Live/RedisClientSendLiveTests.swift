@@ -1,0 +1,132 @@
+import EventLoop
+import Locking
+import PureTestSupport
+import RESP
+import Redis
+import Testing
+import TestSupport
+import Timekeeping
+
+/// `RedisClient.send`: a command from a loop thread answered through a callback on that loop,
+/// with no task, against real servers.
+@Suite("Redis client sending without a task", .timeLimit(.minutes(3)))
+struct RedisClientSendLiveTests {
+    /// Sends `command` from `loop`'s thread; the outcome, and whether the callback ran there.
+    static func send(
+        _ command: RESPCommand, from loop: EventLoop, client: RedisClient, time: any TimeSource, budget: Duration = .seconds(10)
+    ) async -> (outcome: Result<RESPValue, RedisClientError>?, onLoop: Bool) {
+        await withCheckedContinuation { continuation in
+            let submitted = loop.execute {
+                let cancel = client.send(.command(command), deadline: time.now + budget) { outcome in
+                    continuation.resume(returning: (outcome, EventLoop.current === loop))
+                }
+                if cancel == nil { continuation.resume(returning: (nil, true)) }
+            }
+            if !submitted { continuation.resume(returning: (nil, false)) }
+        }
+    }
+
+    @Test func commandsSentFromEachLoopAreAnsweredOnThatLoopInOrder() async throws {
+        let redis = try RedisClientHarness()
+        await redis.discovered()
+        for loop in redis.group.loops {
+            // A hundred sends in one turn of the loop: each callback gets its own reply, in order.
+            let replies = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+                _ = loop.execute {
+                    let collected = Locked<[String]>([])
+                    for index in 0..<100 {
+                        let cancel = redis.client.send(.command(RESPCommand("ECHO", .string("m\(index)"))), deadline: redis.deadline()) { outcome in
+                            #expect(EventLoop.current === loop)
+                            let all = collected.withLock { list in
+                                list.append((try? outcome.get().string) ?? "failed")
+                                return list
+                            }
+                            if all.count == 100 { continuation.resume(returning: all) }
+                        }
+                        #expect(cancel != nil)
+                    }
+                }
+            }
+            #expect(replies == (0..<100).map { "m\($0)" })
+        }
+        #expect(redis.observer.outcomes.count == 200)
+        #expect(redis.observer.outcomes.allSatisfy { $0 == .reply })
+        await redis.close()
+    }
+
+    @Test func aSendOffTheLoopsOrBeforeStartIsDeclined() async throws {
+        let redis = try RedisClientHarness(loops: 1)
+        await redis.discovered()
+        #expect(redis.client.send(.command(RESPCommand("PING")), deadline: redis.deadline()) { _ in Issue.record("answered") } == nil)
+        let loop = redis.group.loops[0]
+        let sent = await Self.send(RESPCommand("PING"), from: loop, client: redis.client, time: redis.time)
+        #expect(try sent.outcome?.get().string == "PONG")
+        #expect(sent.onLoop)
+
+        let unstarted = RedisClient(url: redis.client.url, loops: redis.group.loops, time: redis.time)
+        let declined = await Self.send(RESPCommand("PING"), from: loop, client: unstarted, time: redis.time)
+        #expect(declined.outcome == nil)
+        await unstarted.shutdown()
+        await redis.close()
+    }
+
+    @Test func aCancelledSendIsAnsweredAtOnceAndItsReplyIsDropped() async throws {
+        let redis = try RedisClientHarness(loops: 1)
+        await redis.discovered()
+        let raw = try RawRedis(redis.server)
+        let loop = redis.group.loops[0]
+        let outcome = Locked<Result<RESPValue, RedisClientError>?>(nil)
+        let cancel = Locked<(@Sendable () -> Void)?>(nil)
+        _ = loop.execute {
+            let action = redis.client.send(.command(RESPCommand("BLPOP", "queue", 0)), deadline: redis.deadline(.seconds(30))) { result in
+                outcome.withLock { $0 = result }
+            }
+            // Run on the loop only: wrapped so the test can hand it back there.
+            nonisolated(unsafe) let unsafeAction = action
+            cancel.withLock { $0 = { unsafeAction?() } }
+        }
+        try await eventually(.live, "BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
+        #expect(outcome.withLock { $0 } == nil)
+        let cancelAction = try #require(cancel.withLock { $0 })
+        _ = loop.execute { cancelAction() }
+        await eventually(.live, "the cancelled send was answered") { outcome.withLock { $0 } != nil }
+        #expect(throws: RedisClientError.cancelled) { try outcome.withLock { $0 }?.get() }
+        // The BLPOP's reply comes once something is pushed, and is dropped: ECHO gets its own.
+        let echo = Task { try await redis.run("ECHO", "after") }
+        #expect(try await raw.call("LPUSH", "queue", "item").integer == 1)
+        #expect(try await echo.value.string == "after")
+        #expect(redis.observer.outcomes.contains(.failed(.cancelled)))
+        await redis.close()
+    }
+
+    /// A map gone stale under the client (a reshard it has not read yet): the sent command meets
+    /// `MOVED`, which is followed as `run` follows it, and learnt.
+    @Test func aSendThatMeetsMovedFollowsItAndAnswersOnItsLoop() async throws {
+        let cluster = try await RedisClusterServers.started()
+        defer { cluster.stop() }
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let time = ClockTimeSource()
+        let observer = RecordingObserver()
+        let client = RedisClient(
+            url: RedisURL(host: "127.0.0.1", port: cluster.ports[0]), loops: group.loops,
+            configuration: RedisClientHarness.patientConfiguration, time: time, observer: observer.asObserver,
+            refreshInterval: .seconds(3600))
+        client.start()
+        await eventually(.live, "the client read the map") { client.slotMap != nil }
+
+        let masters = try await cluster.masters()
+        let (source, target) = (masters[0], masters[1])
+        let view = try await cluster.reshard(slots: 1, from: source, to: target)
+        let moved = try #require(source.slots.flatMap { $0 }.first { slot in view.contains { $0.id == target.id && $0.serves(slot: slot) } })
+        let key = try #require((0..<100_000).lazy.map { "k\($0)" }.first { RedisHashSlot.of($0) == moved })
+        #expect(try await cluster.send(RESPCommand("SET", .string(key), "moved-value"), to: target.port).string == "OK")
+        #expect(client.owner(ofKey: key) == RedisNodeAddress(host: "127.0.0.1", port: source.port), "the map is stale")
+
+        let sent = await Self.send(RESPCommand("GET", .string(key)), from: group.loops[0], client: client, time: time)
+        #expect(try sent.outcome?.get().string == "moved-value")
+        #expect(sent.onLoop)
+        #expect(observer.clusterEvents.contains { if case .redirected(.moved(slot: moved, _)) = $0 { true } else { false } })
+        await client.shutdown()
+    }
+}
