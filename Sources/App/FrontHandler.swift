@@ -35,7 +35,8 @@ struct FrontHandler: Sendable {
         } else {
             answer = router.respond(to: &request, context: &context)
         }
-        guard case .later = answer, record == nil else { return answer }
+        if case .now = answer { return answer }
+        guard record == nil else { return answer }
         if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
         context.annotation = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
         return answer

@@ -25,16 +25,25 @@ struct ProductRoutes {
                 context.record?.answered(from: answer.cache)
                 return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
             case .pending(let pending):
-                return .later { request, context in
-                    let record = context.record
-                    do throws(ProductDetailsError) {
-                        let answer = try await service.detail(
-                            after: pending, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
-                        record?.answered(from: answer.cache)
-                        record?.joinedLoad(of: answer)
-                        return Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader)
-                    } catch {
-                        return Self.problem(error, record: record)
+                guard service.shared != nil else { return .later(Self.handler(after: pending, service, surrogateKeyHeader)) }
+                // In fleet mode a page not in L1 may be an L2 hit: one Redis reply read on this
+                // loop answers it, with no task; anything else goes on in one, from that look.
+                return .deferred { promise in
+                    let cancel = service.lookInSharedCache(pending) { lookup in
+                        switch lookup {
+                        case .answered(let answer):
+                            let record = promise.context.record
+                            record?.answered(from: answer.cache)
+                            promise.answer(
+                                Self.response(for: answer, request: promise.request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
+                        case .pending(let pending):
+                            promise.later(Self.handler(after: pending, service, surrogateKeyHeader))
+                        }
+                    }
+                    if let cancel {
+                        promise.whenAbandoned(cancel)
+                    } else {
+                        promise.later(Self.handler(after: pending, service, surrogateKeyHeader))
                     }
                 }
             }
@@ -57,6 +66,22 @@ struct ProductRoutes {
                 var response = HTTPResponse.json(.ok, Self.batchBody(results, ids: ids), headers: ["Cache-Control": "no-store"])
                 compression.negotiate(&response, for: request)
                 return response
+            } catch {
+                return Self.problem(error, record: record)
+            }
+        }
+    }
+
+    /// The rest of a page request whose cache look-up found nothing fresh, in a task.
+    static func handler(after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) -> RouteHandler {
+        { request, context in
+            let record = context.record
+            do throws(ProductDetailsError) {
+                let answer = try await service.detail(
+                    after: pending, requestID: context.requestID, trace: record?.trace, observer: record, executor: context.loop)
+                record?.answered(from: answer.cache)
+                record?.joinedLoad(of: answer)
+                return Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader)
             } catch {
                 return Self.problem(error, record: record)
             }

@@ -6,4 +6,7 @@ package struct PendingDetail: Sendable {
     let cached: CacheLookup<CachedDocument>?
     /// The client's `no-cache`: a load this request starts skips the shared cache too.
     var noCache = false
+    /// The request's first look at the shared cache, when it was taken without a task
+    /// (``ProductDetailsService/lookInSharedCache(_:completion:)``): the load goes on from it.
+    var begun: BegunSharedPhase?
 }

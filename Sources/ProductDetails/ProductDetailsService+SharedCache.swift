@@ -12,24 +12,63 @@ extension ProductDetailsService {
     /// lease. `nil` when this replica already loads `id` (the request joins that load, which
     /// looked), or has not read the fleet's invalidation log (nothing shared can be vouched for).
     func beginSharedPhase(id: String, shared: SharedCache) async -> BegunSharedPhase? {
+        guard let look = startLook(id: id, shared: shared) else { return nil }
+        return begun(look, after: await shared.peek(id: id, deadline: look.readDeadline))
+    }
+
+    /// The look ``beginSharedPhase(id:shared:)`` takes, without a task: `completion` runs on the
+    /// caller's loop with what it would return. Returns what cancels the look, or `nil` when
+    /// there is no look to take or the store cannot take it from this thread (`completion` then
+    /// never runs).
+    func beginSharedPhase(id: String, shared: SharedCache, completion: @escaping @Sendable (BegunSharedPhase) -> Void) -> (() -> Void)? {
+        guard let look = startLook(id: id, shared: shared) else { return nil }
+        return shared.peek(id: id, deadline: look.readDeadline) { [self] peek in completion(begun(look, after: peek)) }
+    }
+
+    /// The answer a first look gave by itself (a fresh page), counted as the load it spares.
+    func answer(of begun: BegunSharedPhase) -> DetailAnswer? {
+        guard case .answerFresh(let document, let remaining, let status) = begun.next else { return nil }
+        // Answered as the load would have answered it, and counted as one.
+        events.loadStarted()
+        events.loadFinished()
+        events.cacheLookup(.miss)
+        return DetailAnswer(document: document, cache: CacheOutcome(result: .miss, ttlRemaining: remaining, shared: status))
+    }
+
+    /// A first look about to be taken.
+    private struct Look {
+        let id: String
+        let machine: SharedLookupMachine
+        let readDeadline: Duration
+        let token: LoadToken
+        let stamp: UInt64
+        let deadline: Duration
+    }
+
+    private func startLook(id: String, shared: SharedCache) -> Look? {
         guard !inFlight.isJoinable(id), let stamp = shared.stamp else { return nil }
         let token = cache.loadToken(for: id)
         let deadline = time.now + settings.requestDeadline
         var machine = SharedLookupMachine(settings: shared.settings, deadline: deadline)
         guard case .read(let readDeadline) = machine.start(now: time.now) else { return nil }
+        return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline)
+    }
+
+    private func begun(_ look: Look, after peek: SharedPeek) -> BegunSharedPhase {
+        var machine = look.machine
         let next: SharedLookupMachine.Action
         var peeked = false
-        switch await shared.peek(id: id, deadline: readDeadline) {
+        switch peek {
         case .found(let read):
             let answered = time.now
-            next = machine.readAnswered(keptLocally(read, id: id, token: token), now: answered)
+            next = machine.readAnswered(keptLocally(read, id: look.id, token: look.token), now: answered)
         case .unknown:
-            next = .read(deadline: readDeadline)
+            next = .read(deadline: look.readDeadline)
             peeked = true
         case .failed:
             next = machine.readFailed(now: time.now)
         }
-        return BegunSharedPhase(machine: machine, next: next, peeked: peeked, token: token, stamp: stamp, deadline: deadline)
+        return BegunSharedPhase(machine: machine, next: next, peeked: peeked, token: look.token, stamp: look.stamp, deadline: look.deadline)
     }
 
     /// Looks in the shared cache before a load goes upstream, inside the in-flight load, so a

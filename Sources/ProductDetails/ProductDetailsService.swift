@@ -149,7 +149,30 @@ package final class ProductDetailsService: Sendable {
             )
         }
         return try await loadAnswer(
-            id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, readsShared: !pending.noCache)
+            id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, readsShared: !pending.noCache,
+            begun: pending.begun)
+    }
+
+    /// The first step of ``detail(after:requestID:trace:observer:executor:)`` for a request that
+    /// will load, taken on the caller's event loop with no task: its look at the shared cache.
+    /// `completion` runs on that loop with `.answered` for an L2 hit, else `.pending` with the
+    /// look, for `detail(after:…)` to go on from in a task. Returns what cancels the look (a
+    /// client that left; `completion` then runs at once, with `.pending`), or `nil` when there
+    /// is no such look (no shared cache, a stale page to serve, a `no-cache` request, a load to
+    /// join, a store that cannot from this thread): `completion` never runs, and
+    /// `detail(after:…)` does it all.
+    package func lookInSharedCache(_ pending: PendingDetail, completion: @escaping @Sendable (DetailLookup) -> Void) -> (() -> Void)? {
+        guard let shared, !pending.noCache, pending.begun == nil, Self.isValidID(pending.id) else { return nil }
+        if case .stale(_, _, revalidate: true, _)? = pending.cached { return nil }
+        return beginSharedPhase(id: pending.id, shared: shared) { [self] begun in
+            if let answer = answer(of: begun) {
+                completion(.answered(answer))
+            } else {
+                var pending = pending
+                pending.begun = begun
+                completion(.pending(pending))
+            }
+        }
     }
 
     private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {
@@ -217,19 +240,13 @@ package final class ProductDetailsService: Sendable {
     ///   to the upstreams without reading the shared cache (joining a running load stays allowed).
     private func loadAnswer(
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?,
-        readsShared: Bool = true
+        readsShared: Bool = true, begun: BegunSharedPhase? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
-        var begun: BegunSharedPhase?
-        if readsShared, let shared {
+        var begun = begun
+        if begun == nil, readsShared, let shared {
             begun = await beginSharedPhase(id: id, shared: shared)
-            if case .answerFresh(let document, let remaining, let status)? = begun?.next {
-                // Answered as the load would have answered it, and counted as one.
-                events.loadStarted()
-                events.loadFinished()
-                events.cacheLookup(.miss)
-                return DetailAnswer(document: document, cache: CacheOutcome(result: .miss, ttlRemaining: remaining, shared: status))
-            }
         }
+        if let begun, let answer = answer(of: begun) { return answer }
         let failure: ProductDetailsError
         do {
             // Only the load this request starts runs this closure: a request that joins one

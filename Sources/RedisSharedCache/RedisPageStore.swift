@@ -38,16 +38,28 @@ package struct RedisPageStore: SharedPageStore {
     /// generation yet, no lease, a value of this generation in another format or expiring right
     /// now) is nil: the read script then does what it does for those.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
-        let reply = try await run(Self.peekRequest(id, keys), deadline: deadline)
+        try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline))
+    }
+
+    package func peek(
+        id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
+    ) -> (() -> Void)? {
+        redis.send(Self.peekRequest(id, keys), deadline: deadline) { outcome in
+            completion(Result { () throws(SharedStoreFailure) in try Self.peeked(try Self.checked(outcome)) })
+        }
+    }
+
+    /// What the peek's transaction answered.
+    private static func peeked(_ reply: RESPValue) throws(SharedStoreFailure) -> SharedRead? {
         guard let results = reply.elements, results.count == 2, let values = results[0].elements, values.count == 3,
               let remaining = results[1].integer
         else { throw unexpected(reply) }
         guard let generationToken = values[0].string else { return nil }
-        if let bytes = values[1].bulkBytes, Self.belongs(bytes, to: generationToken) {
+        if let bytes = values[1].bulkBytes, belongs(bytes, to: generationToken) {
             // Of this generation but unreadable or expiring: the script deletes it.
-            return Self.page(in: bytes, of: generationToken, remaining: remaining)
+            return page(in: bytes, of: generationToken, remaining: remaining)
         }
-        if let lease = values[2].bulkBytes, Self.belongs(lease, to: generationToken) { return .loadingElsewhere }
+        if let lease = values[2].bulkBytes, belongs(lease, to: generationToken) { return .loadingElsewhere }
         return nil
     }
 
@@ -115,11 +127,11 @@ package struct RedisPageStore: SharedPageStore {
         ), deadline: deadline)
         guard let elements = reply.elements, elements.count >= 2, let kind = elements[0].integer,
               let generationToken = elements[1].string
-        else { throw unexpected(reply) }
+        else { throw Self.unexpected(reply) }
         let generation = SharedGeneration(generationToken)
         switch (kind, elements.count) {
         case (1, 4):
-            guard let bytes = elements[2].bulkBytes, let remaining = elements[3].integer else { throw unexpected(reply) }
+            guard let bytes = elements[2].bulkBytes, let remaining = elements[3].integer else { throw Self.unexpected(reply) }
             guard let page = Self.page(in: bytes, of: generationToken, remaining: remaining) else {
                 // Not ours to read (another format) or expiring right now: a miss, and gone.
                 _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id)))), deadline: deadline)
@@ -132,7 +144,7 @@ package struct RedisPageStore: SharedPageStore {
         case (3, 2):
             return .loadingElsewhere
         default:
-            throw unexpected(reply)
+            throw Self.unexpected(reply)
         }
     }
 
@@ -157,7 +169,7 @@ package struct RedisPageStore: SharedPageStore {
             SharedCacheScripts.claim, keys: [.string(keys.generation(of: id)), .string(keys.lease(of: id))],
             arguments: [.string(generation.token), .string(token), .integer(leaseDuration.wholeMilliseconds)]
         ), deadline: deadline)
-        guard let taken = reply.integer else { throw unexpected(reply) }
+        guard let taken = reply.integer else { throw Self.unexpected(reply) }
         return taken == 1 ? SharedClaim(id: id, generation: generation, token: token) : nil
     }
 
@@ -166,7 +178,7 @@ package struct RedisPageStore: SharedPageStore {
             SharedCacheScripts.renew, keys: [.string(keys.lease(of: claim.id))],
             arguments: [.string(claim.leaseValue), .integer(leaseDuration.wholeMilliseconds)]
         ), deadline: deadline)
-        guard let renewed = reply.integer else { throw unexpected(reply) }
+        guard let renewed = reply.integer else { throw Self.unexpected(reply) }
         return renewed == 1
     }
 
@@ -185,7 +197,7 @@ package struct RedisPageStore: SharedPageStore {
                 .integer(keepingLease ? 1 : 0),
             ]
         ), deadline: deadline)
-        guard let stored = reply.integer else { throw unexpected(reply) }
+        guard let stored = reply.integer else { throw Self.unexpected(reply) }
         return stored == 1
     }
 
@@ -194,7 +206,7 @@ package struct RedisPageStore: SharedPageStore {
             SharedCacheScripts.release, keys: [.string(keys.lease(of: claim.id))],
             arguments: [.string(claim.leaseValue)]
         ), deadline: deadline)
-        guard reply.integer != nil else { throw unexpected(reply) }
+        guard reply.integer != nil else { throw Self.unexpected(reply) }
     }
 
     /// Each product `scope` names gets a new random generation token, each by a command of its
@@ -211,7 +223,7 @@ package struct RedisPageStore: SharedPageStore {
         ), deadline: deadline)
         guard let elements = reply.elements, elements.count == 2, let text = elements[0].string, let sequence = UInt64(text),
               let receivers = elements[1].integer
-        else { throw unexpected(reply) }
+        else { throw Self.unexpected(reply) }
         return SharedInvalidationReceipt(sequence: sequence, receivers: Int(receivers))
     }
 
@@ -220,13 +232,13 @@ package struct RedisPageStore: SharedPageStore {
             SharedCacheScripts.history, keys: [.string(keys.invalidationSequence), .string(keys.invalidationLog)], arguments: []
         ), deadline: deadline)
         // The script starts a log that did not exist: an empty one is not a log of ours.
-        guard let lines = reply.elements, !lines.isEmpty else { throw unexpected(reply) }
+        guard let lines = reply.elements, !lines.isEmpty else { throw Self.unexpected(reply) }
         var entries: [SharedInvalidationHistory.Entry] = []
         var knownFrom: UInt64?
         for line in lines {
-            guard let text = line.string else { throw unexpected(reply) }
+            guard let text = line.string else { throw Self.unexpected(reply) }
             let fields = text.split(separator: " ", maxSplits: 1)
-            guard fields.count == 2, let sequence = UInt64(fields[0]) else { throw unexpected(reply) }
+            guard fields.count == 2, let sequence = UInt64(fields[0]) else { throw Self.unexpected(reply) }
             knownFrom = knownFrom ?? sequence
             switch fields[1] {
             case "~": continue
@@ -248,7 +260,7 @@ package struct RedisPageStore: SharedPageStore {
                     let command = RESPCommand("SET", .string(key), .string(RandomToken.make()), "PX", .integer(lifetime))
                     do throws(SharedStoreFailure) {
                         let reply = try await run(.command(command), deadline: deadline)
-                        return reply.string == "OK" ? nil : unexpected(reply)
+                        return reply.string == "OK" ? nil : Self.unexpected(reply)
                     } catch {
                         return error
                     }
@@ -261,21 +273,33 @@ package struct RedisPageStore: SharedPageStore {
     }
 
     private func run(_ request: RedisRequest, deadline: Duration) async throws(SharedStoreFailure) -> RESPValue {
-        let reply: RESPValue
+        let outcome: Result<RESPValue, RedisClientError>
         do {
-            reply = try await redis.run(request, deadline: deadline)
+            outcome = .success(try await redis.run(request, deadline: deadline))
         } catch {
-            switch error {
-            case .timedOut: throw .timedOut
-            case .cancelled: throw .cancelled
-            default: throw .unavailable(error.detail)
-            }
+            outcome = .failure(error)
+        }
+        return try Self.checked(outcome)
+    }
+
+    /// A command's outcome as the shared cache sees it: an error reply is a failure too.
+    private static func checked(_ outcome: Result<RESPValue, RedisClientError>) throws(SharedStoreFailure) -> RESPValue {
+        let reply: RESPValue
+        switch outcome {
+        case .success(let value):
+            reply = value
+        case .failure(.timedOut):
+            throw .timedOut
+        case .failure(.cancelled):
+            throw .cancelled
+        case .failure(let error):
+            throw .unavailable(error.detail)
         }
         if let message = reply.errorMessage { throw .unavailable("Redis answered an error: \(message)") }
         return reply
     }
 
-    private func unexpected(_ reply: RESPValue) -> SharedStoreFailure {
+    private static func unexpected(_ reply: RESPValue) -> SharedStoreFailure {
         .unavailable("Redis answered something the shared cache did not expect: \(String(describing: reply).prefix(120))")
     }
 }

@@ -14,13 +14,15 @@ struct Replicas {
     let shared: SharedCacheSettings
     private let settings: ServiceSettings
 
-    init(shared: SharedCacheSettings = SharedCacheSettings(), service: ServiceSettings = ServiceSettings()) {
+    /// `answersWithoutTask`: whether the store's peek answers through a callback, as Redis's does
+    /// on an event loop (``ProductDetailsService/lookInSharedCache(_:completion:)``).
+    init(shared: SharedCacheSettings = SharedCacheSettings(), service: ServiceSettings = ServiceSettings(), answersWithoutTask: Bool = true) {
         self.shared = shared
         var settings = service
         // Hedges would park on the clock beside the loads the tests step.
         settings.hedging = nil
         self.settings = settings
-        store = InMemorySharedPageStore(time: time, leaseDuration: shared.leaseDuration)
+        store = InMemorySharedPageStore(time: time, leaseDuration: shared.leaseDuration, answersWithoutTask: answersWithoutTask)
     }
 
     /// A new replica: its own L1 and breaker, the fleet's store; subscribed, so it has read the

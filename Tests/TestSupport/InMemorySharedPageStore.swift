@@ -71,10 +71,14 @@ package final class InMemorySharedPageStore: SharedPageStore {
     private let time: any TimeSource
     private let leaseDuration: Duration
     private let state = Locked(State())
+    /// Whether a peek may answer through a callback (the path an L2 hit takes on an event loop);
+    /// without, callers await the async peek.
+    private let answersWithoutTask: Bool
 
-    package init(time: any TimeSource, leaseDuration: Duration = SharedCacheSettings().leaseDuration) {
+    package init(time: any TimeSource, leaseDuration: Duration = SharedCacheSettings().leaseDuration, answersWithoutTask: Bool = true) {
         self.time = time
         self.leaseDuration = leaseDuration
+        self.answersWithoutTask = answersWithoutTask
     }
 
     /// Every later call fails so (Redis down, or not answering); `nil` heals it.
@@ -124,6 +128,20 @@ package final class InMemorySharedPageStore: SharedPageStore {
     }
 
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
+        try peek(id: id)
+    }
+
+    /// Answers before it returns, unless the store was made without (`answersWithoutTask`).
+    package func peek(
+        id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
+    ) -> (() -> Void)? {
+        guard answersWithoutTask else { return nil }
+        completion(Result { () throws(SharedStoreFailure) in try peek(id: id) })
+        // Answered already: nothing is left to cancel.
+        return {}
+    }
+
+    private func peek(id: String) throws(SharedStoreFailure) -> SharedRead? {
         let now = time.now
         return try answer { state in
             guard let generation = state.generations[id] else { return nil }

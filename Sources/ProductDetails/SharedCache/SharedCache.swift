@@ -113,6 +113,31 @@ package final class SharedCache: Sendable {
         }
     }
 
+    /// ``peek(id:deadline:)`` without a task (``SharedPageStore/peek(id:deadline:completion:)``):
+    /// `completion` runs on the caller's thread, perhaps before this returns. Returns what
+    /// cancels the peek (a caller that left: not a failure of Redis), or `nil` when the store
+    /// cannot from here (`completion` then never runs): the caller awaits `peek`.
+    func peek(id: String, deadline: Duration, completion: @escaping @Sendable (SharedPeek) -> Void) -> (() -> Void)? {
+        guard admitted() else {
+            completion(.failed)
+            return {}
+        }
+        let cutShort = deadline - time.now < settings.timeout / 2
+        let cancel = store.peek(id: id, deadline: deadline) { [self] result in
+            settle(result, cutShort: cutShort)
+            switch result {
+            case .success(let read?): completion(.found(counted(read)))
+            case .success(nil): completion(.unknown)
+            case .failure(let failure):
+                if let result = failure.readResult { events.sharedRead(result) }
+                completion(.failed)
+            }
+        }
+        // Not sent: the admission is handed back, for the `peek` the caller makes instead.
+        if cancel == nil { breaker.withLock { $0.abandonProbe() } }
+        return cancel
+    }
+
     /// `read` counted; a page that shows a product invalidated since it was stamped becomes
     /// `.invalidated`.
     private func counted(_ read: SharedRead) -> SharedRead {
@@ -189,9 +214,7 @@ package final class SharedCache: Sendable {
     private func guarded<T: Sendable>(
         _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
     ) async -> Result<T, SharedStoreFailure>? {
-        let admission = breaker.withLock { $0.admit(now: time.now) }
-        if let change = admission.changedTo { events.sharedBreaker(change) }
-        guard admission.admitted else { return nil }
+        guard admitted() else { return nil }
         let cutShort = deadline - time.now < settings.timeout / 2
         let result: Result<T, SharedStoreFailure>
         do {
@@ -199,16 +222,28 @@ package final class SharedCache: Sendable {
         } catch {
             result = .failure(error)
         }
+        settle(result, cutShort: cutShort)
+        return result
+    }
+
+    /// Whether the breaker lets a call go now.
+    private func admitted() -> Bool {
+        let admission = breaker.withLock { $0.admit(now: time.now) }
+        if let change = admission.changedTo { events.sharedBreaker(change) }
+        return admission.admitted
+    }
+
+    /// Tells the breaker how an admitted call went (`cutShort`: it had under half the budget).
+    private func settle<T>(_ result: Result<T, SharedStoreFailure>, cutShort: Bool) {
         if case .failure(let failure) = result, failure == .cancelled || Task.isCancelled || (failure == .timedOut && cutShort) {
             breaker.withLock { $0.abandonProbe() }
-            return result
+            return
         }
         let success: Bool
         if case .success = result { success = true } else { success = false }
         if let change = breaker.withLock({ $0.record(success: success, now: time.now) }) {
             events.sharedBreaker(change)
         }
-        return result
     }
 }
 

@@ -11,6 +11,15 @@ package protocol SharedPageStore: Sendable {
     /// holds it.
     func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead?
 
+    /// ``peek(id:deadline:)`` without a task, for a caller on an event loop (an L2 hit is then
+    /// answered with no task at all): `completion` gets what `peek` would return or throw, on
+    /// the caller's thread, perhaps before this returns. Returns what cancels the peek (on that
+    /// thread; `completion` then gets `.cancelled` unless it ran already), or `nil` when this
+    /// store cannot from here (`completion` then never runs): the caller awaits `peek`.
+    func peek(
+        id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
+    ) -> (() -> Void)?
+
     /// The page for `id`; when there is none, an attempt to take the product's load lease.
     /// `peeked`: a ``peek(id:deadline:)`` just answered `nil`, so what it asked need not be asked
     /// again.
@@ -46,6 +55,12 @@ package protocol SharedPageStore: Sendable {
 }
 
 extension SharedPageStore {
+    package func peek(
+        id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
+    ) -> (() -> Void)? {
+        nil
+    }
+
     /// The page for `id`; when there is none, an attempt to take the product's load lease.
     package func read(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead {
         try await read(id: id, deadline: deadline, peeked: false)
