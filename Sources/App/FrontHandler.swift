@@ -35,11 +35,19 @@ struct FrontHandler: Sendable {
         } else {
             answer = router.respond(to: &request, context: &context)
         }
-        if case .now = answer { return answer }
-        guard record == nil else { return answer }
-        if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
-        context.annotation = RequestRecord(requestID: context.requestID, trace: Self.trace(of: request))
+        // A deferred answer may come without a task, as an immediate one does: its route
+        // attaches the record only if it hands the request to a task (``attachRecord``).
+        guard case .later = answer, record == nil else { return answer }
+        Self.attachRecord(to: &context, for: request)
         return answer
+    }
+
+    /// Gives a request that goes on in a task its record (unless it has one): its upstream
+    /// calls carry the record's id and trace, and its loads report their work to it.
+    static func attachRecord(to context: inout RequestContext, for request: HTTPRequest) {
+        guard context.record == nil else { return }
+        if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
+        context.annotation = RequestRecord(requestID: context.requestID, trace: trace(of: request))
     }
 
     /// Every answer the server writes: adds the request id, counts it, writes its line. In place:

@@ -37,13 +37,13 @@ struct ProductRoutes {
                             promise.answer(
                                 Self.response(for: answer, request: promise.request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
                         case .pending(let pending):
-                            promise.later(Self.handler(after: pending, service, surrogateKeyHeader))
+                            Self.later(promise, after: pending, service, surrogateKeyHeader)
                         }
                     }
                     if let cancel {
                         promise.whenAbandoned(cancel)
                     } else {
-                        promise.later(Self.handler(after: pending, service, surrogateKeyHeader))
+                        Self.later(promise, after: pending, service, surrogateKeyHeader)
                     }
                 }
             }
@@ -70,6 +70,12 @@ struct ProductRoutes {
                 return Self.problem(error, record: record)
             }
         }
+    }
+
+    /// Hands a deferred page request to a task, with the record a task's request has.
+    static func later(_ promise: AnswerPromise, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
+        FrontHandler.attachRecord(to: &promise.context, for: promise.request)
+        promise.later(handler(after: pending, service, surrogateKeyHeader))
     }
 
     /// The rest of a page request whose cache look-up found nothing fresh, in a task.

@@ -9,16 +9,17 @@
 /// caller's thread while `start` runs and then by the one callback that keeps it.
 package final class AnswerPromise: @unchecked Sendable {
     /// The request and its context as the responder left them: what a task started by
-    /// ``later(_:)`` is given.
+    /// ``later(_:)`` is given. The context may be filled in before (a request id, an annotation
+    /// only the task needs); the answer's observer then sees it as the task left it.
     package let request: HTTPRequest
-    package let context: RequestContext
+    package var context: RequestContext
     private var sink: Sink?
     /// What stops the work that would keep the promise, once no one waits for it.
     private var cancel: (() -> Void)?
 
     private enum Sink {
         case connection(HTTPConnection)
-        case continuation(CheckedContinuation<HTTPResponse, Never>)
+        case continuation(CheckedContinuation<(HTTPResponse, RequestContext), Never>)
     }
 
     init(connection: HTTPConnection, request: HTTPRequest, context: RequestContext) {
@@ -27,7 +28,7 @@ package final class AnswerPromise: @unchecked Sendable {
         sink = .connection(connection)
     }
 
-    private init(request: HTTPRequest, context: RequestContext, continuation: CheckedContinuation<HTTPResponse, Never>) {
+    private init(request: HTTPRequest, context: RequestContext, continuation: CheckedContinuation<(HTTPResponse, RequestContext), Never>) {
         self.request = request
         self.context = context
         sink = .continuation(continuation)
@@ -54,7 +55,7 @@ package final class AnswerPromise: @unchecked Sendable {
         cancel = nil
         switch sink.take() {
         case .connection(let connection)?: connection.handlerAnswered(response)
-        case .continuation(let continuation)?: continuation.resume(returning: response)
+        case .continuation(let continuation)?: continuation.resume(returning: (response, context))
         case nil: break
         }
     }
@@ -68,16 +69,17 @@ package final class AnswerPromise: @unchecked Sendable {
             connection.startHandler(handler, request: request, context: context)
         case .continuation(let continuation)?:
             let (request, context) = (request, context)
-            Task { continuation.resume(returning: await handler(request, context)) }
+            Task { continuation.resume(returning: (await handler(request, context), context)) }
         case nil:
             break
         }
     }
 
-    /// The answer a deferred `start` gives, for callers without a socket (in-memory route tests).
+    /// The answer a deferred `start` gives and the context as the promise left it, for callers
+    /// without a socket (in-memory route tests).
     static func answer(
         of start: @Sendable (AnswerPromise) -> Void, request: HTTPRequest, context: RequestContext
-    ) async -> HTTPResponse {
+    ) async -> (HTTPResponse, RequestContext) {
         await withCheckedContinuation { continuation in
             start(AnswerPromise(request: request, context: context, continuation: continuation))
         }

@@ -138,7 +138,9 @@ final class HTTPConnection {
     func startHandler(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
         promise = nil
         // Nil when the shutdown answered for a deferred request before it was handed on.
-        guard awaitingHandler != nil else { return }
+        guard let head = awaitingHandler?.head else { return }
+        // A deferred request's context as its promise left it, for the observer too.
+        awaitingHandler = (head, context)
         let bound = LoopBound(self, loop: loop)
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.

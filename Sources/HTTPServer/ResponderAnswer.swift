@@ -17,12 +17,18 @@ package enum ResponderAnswer: Sendable {
 
 extension ResponderAnswer {
     /// The answer, waiting for it when it was deferred: what the server would write, for callers
-    /// without a socket (in-memory route tests).
-    package func response(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    /// without a socket (in-memory route tests). `context` becomes what the server's observer
+    /// would see (a deferred request's promise may fill it in).
+    package func response(to request: HTTPRequest, context: inout RequestContext) async -> HTTPResponse {
         switch self {
-        case .now(let response): response
-        case .later(let handler): await handler(request, context)
-        case .deferred(let start): await AnswerPromise.answer(of: start, request: request, context: context)
+        case .now(let response):
+            return response
+        case .later(let handler):
+            return await handler(request, context)
+        case .deferred(let start):
+            let (response, kept) = await AnswerPromise.answer(of: start, request: request, context: context)
+            context = kept
+            return response
         }
     }
 }

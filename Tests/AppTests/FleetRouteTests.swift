@@ -16,6 +16,27 @@ struct FleetRouteTests {
         }
     }
 
+    /// Without request lines, a request gets its id only where it needs one: an L2 hit answered
+    /// from its look has it made in the answer, as an L1 hit; a miss handed to a task after its
+    /// look carries the same id to the upstream as it answers with.
+    @Test func aMissAfterTheLookCarriesItsAnswersRequestIDUpstream() async throws {
+        try await InMemoryApp.with(fleet: true, logLevel: .warn) { app in
+            let miss = try await app.request("/products/p3")
+            #expect(miss.header("Cache-Status") == "product-details-shared; fwd=miss; stored, product-details; fwd=miss; ttl=60")
+            let answered = try #require(miss.header("X-Request-ID"))
+            #expect(app.upstream.productCallRequestIDs == [answered])
+
+            let echoed = try await app.request("/products/p4", headers: [("X-Request-ID", "mem-fleet-1")])
+            #expect(echoed.header("X-Request-ID") == "mem-fleet-1")
+            #expect(app.upstream.productCallRequestIDs.last == "mem-fleet-1")
+
+            _ = try await app.otherReplica().detail(id: "p5")
+            let shared = try await app.request("/products/p5")
+            #expect(shared.header("Cache-Status")?.hasPrefix("product-details-shared; hit") == true)
+            #expect(shared.header("X-Request-ID")?.isEmpty == false)
+        }
+    }
+
     @Test func aPageAnotherReplicaLoadedIsASharedHitWithItsTTLLeft() async throws {
         try await InMemoryApp.with(fleet: true) { app in
             _ = try await app.otherReplica().detail(id: "p2")

@@ -51,12 +51,13 @@ struct InMemoryApp {
     }
 
     private init(
-        group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, surrogateKeyHeader: String?, fleet: Bool, events: any ServiceEvents
+        group: EventLoopGroup, settings: ServiceSettings, adminToken: String?, surrogateKeyHeader: String?, fleet: Bool, events: any ServiceEvents,
+        logLevel: Logger.Level
     ) {
         loop = group.loops[0]
         upstream = InMemoryUpstream(time: time)
         writer = LogWriter(capacity: 1 << 16, destination: log.destination)
-        let logger = Logger(minimum: .info, writer: writer)
+        let logger = Logger(minimum: logLevel, writer: writer)
         sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
         pageCompressor = LoopDeflaters(group: group)
         service = Self.replica(
@@ -84,15 +85,17 @@ struct InMemoryApp {
     }
 
     /// Runs `body` with a fresh app; `adminToken` nil turns the admin routes off; `fleet` gives
-    /// it an in-memory shared cache (``sharedStore``); `events` hears the service's events.
+    /// it an in-memory shared cache (``sharedStore``); `events` hears the service's events;
+    /// `logLevel` above `.info` writes no request lines (a request then gets its id as it needs).
     static func with(
         settings: ServiceSettings = ServiceSettings(), adminToken: String? = InMemoryApp.adminToken,
         surrogateKeyHeader: String? = nil, fleet: Bool = false,
-        events: any ServiceEvents = NoEvents(), _ body: (InMemoryApp) async throws -> Void
+        events: any ServiceEvents = NoEvents(), logLevel: Logger.Level = .info, _ body: (InMemoryApp) async throws -> Void
     ) async throws {
         let group = try EventLoopGroup(loopCount: 1)
         let app = InMemoryApp(
-            group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet, events: events)
+            group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet, events: events,
+            logLevel: logLevel)
         // As a running replica, it has read the fleet's invalidation log.
         await app.service.shared?.subscribed()
         let outcome: Result<Void, any Error>
@@ -123,7 +126,7 @@ struct InMemoryApp {
         var context = RequestContext(loop: loop, receivedAt: .now)
         let answer = front.respond(to: &request, context: &context)
         let immediate = if case .now = answer { true } else { false }
-        var response = await answer.response(to: request, context: context)
+        var response = await answer.response(to: request, context: &context)
         front.answered(&response, AnsweredRequest(head: request.head, context: context, source: .responder))
         return Answer(response: response, immediate: immediate)
     }

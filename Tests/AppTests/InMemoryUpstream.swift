@@ -8,6 +8,7 @@ import Timekeeping
 /// hand-moved time line.
 final class InMemoryUpstream: ProductSource, ReviewSource, SuggestionSource, Sendable {
     private let calls = Locked(0)
+    private let productRequestIDs = Locked<[String]>([])
     private let reviewCallCount = Locked(0)
     private let hanging = Locked<Set<Upstream>>([])
     private let time: any TimeSource
@@ -17,6 +18,8 @@ final class InMemoryUpstream: ProductSource, ReviewSource, SuggestionSource, Sen
     }
 
     var productCalls: Int { calls.withLock { $0 } }
+    /// The request id each product call carried, in order.
+    var productCallRequestIDs: [String] { productRequestIDs.withLock { $0 } }
     var reviewCalls: Int { reviewCallCount.withLock { $0 } }
 
     func hang(_ upstream: Upstream, _ hangs: Bool = true) {
@@ -36,6 +39,7 @@ final class InMemoryUpstream: ProductSource, ReviewSource, SuggestionSource, Sen
 
     func product(id: String, call: UpstreamCall) async throws(UpstreamFailure) -> Product {
         calls.withLock { $0 += 1 }
+        productRequestIDs.withLock { $0.append(call.requestID) }
         try await answer(.products, call)
         guard Self.exists(id) else { throw .notFound }
         return Product(id: id, name: "Product \(id)", priceInCents: 1999, currency: "EUR")

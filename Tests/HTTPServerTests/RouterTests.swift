@@ -76,7 +76,7 @@ struct RouterResponderTests {
         var request = HTTPRequest(head: head)
         let answer = router.respond(to: &request, context: &context)
         let when = if case .now = answer { "now" } else { "later" }
-        let response = await answer.response(to: request, context: context)
+        let response = await answer.response(to: request, context: &context)
         return "\(when) \(response.status.code) \(context.route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
     }
 
@@ -102,7 +102,7 @@ struct RouterResponderTests {
         defer { group.shutdown() }
         var context = RequestContext(loop: group.loops[0], receivedAt: .now)
         var request = HTTPRequest(head: HTTPRequestHead(method: .get, target: "/echo/hi", path: "/echo/hi", version: .http1_1, headers: ["Host": "t"]))
-        let response = await router.respond(to: &request, context: &context).response(to: request, context: context)
+        let response = await router.respond(to: &request, context: &context).response(to: request, context: &context)
         #expect(response.body == Array("hi".utf8))
     }
 }

@@ -75,7 +75,7 @@ struct ServerShutdownTests {
             .later { request, context in
                 var request = request
                 var context = context
-                let response = await routes.respond(to: &request, context: &context).response(to: request, context: context)
+                let response = await routes.respond(to: &request, context: &context).response(to: request, context: &context)
                 handlerReturned.open()
                 return response
             }
