@@ -74,6 +74,8 @@ struct ProductRoutes {
 
     /// Hands a deferred page request to a task, with the record a task's request has.
     static func later(_ promise: AnswerPromise, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
+        // Abandoned (the client left): no record to make for a task that will not run.
+        guard !promise.isKept else { return }
         FrontHandler.attachRecord(to: &promise.context, for: promise.request)
         promise.later(handler(after: pending, service, surrogateKeyHeader))
     }

@@ -66,7 +66,7 @@ package final class AnswerPromise: @unchecked Sendable {
         cancel = nil
         switch sink.take() {
         case .connection(let connection)?:
-            connection.startHandler(handler, request: request, context: context)
+            connection.handOn(handler, request: request, context: context)
         case .continuation(let continuation)?:
             let (request, context) = (request, context)
             Task { continuation.resume(returning: (await handler(request, context), context)) }

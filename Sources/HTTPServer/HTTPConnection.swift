@@ -134,13 +134,18 @@ final class HTTPConnection {
         }
     }
 
-    /// Runs the handler of the request awaiting its answer.
-    func startHandler(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
+    /// A deferred request handed to a task by its promise, with its context as the promise left
+    /// it: the answer's observer sees that one too.
+    func handOn(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
         promise = nil
-        // Nil when the shutdown answered for a deferred request before it was handed on.
+        // Nil when the shutdown answered for it before it was handed on.
         guard let head = awaitingHandler?.head else { return }
-        // A deferred request's context as its promise left it, for the observer too.
         awaitingHandler = (head, context)
+        startHandler(handler, request: request, context: context)
+    }
+
+    /// Runs the handler of the request awaiting its answer.
+    private func startHandler(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
         let bound = LoopBound(self, loop: loop)
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
