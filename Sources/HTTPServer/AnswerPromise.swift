@@ -3,7 +3,7 @@
 /// as ``ResponderAnswer/later(_:)`` does. A second keeping is ignored, so a callback that fires
 /// late cannot answer a request twice, nor the next request on the connection.
 ///
-/// `@unchecked Sendable`: `sink` is touched by one thread at a time. A promise of a connection
+/// `@unchecked Sendable`: `sink`, `cancel` and `context` are touched by one thread at a time. A promise of a connection
 /// lives on the connection's loop thread (the server runs `start` there, and the callbacks that
 /// keep it run there); one made by ``answer(of:request:context:)`` (no socket) is touched by the
 /// caller's thread while `start` runs and then by the one callback that keeps it.
@@ -34,7 +34,8 @@ package final class AnswerPromise: @unchecked Sendable {
         sink = .continuation(continuation)
     }
 
-    /// Whether the promise was kept (answered, or handed to a task).
+    /// Whether the promise was kept (answered, or handed to a task) or abandoned: keeping it
+    /// now does nothing.
     package var isKept: Bool { sink == nil }
 
     /// Gives `cancel`, to be run (on the loop) if the request is abandoned before the promise
