@@ -111,12 +111,17 @@ final class RedisSocket {
     }
 
     /// Sends `bytes` once the loop's queued jobs have run: the flush is a job queued behind
-    /// them, so every write they make joins this one. Bytes for a stream that closes before the
-    /// flush are dropped with it (its commands are failed by the machine, never sent elsewhere).
+    /// them, so every write they make joins this one, up to ``writesPerFlush``. Bytes for a
+    /// stream that closes before the flush are dropped with it (its commands are failed by the
+    /// machine, never sent elsewhere).
     func write(_ bytes: [UInt8]) {
         guard stream != nil else { return }
         outgoing.append(contentsOf: bytes)
         outgoingWrites += 1
+        if outgoingWrites >= Self.writesPerFlush {
+            flush()
+            return
+        }
         guard !flushQueued else { return }
         flushQueued = true
         let bound = LoopBound(self, loop: loop)
@@ -142,6 +147,12 @@ final class RedisSocket {
     }
 
     private static let keptOutgoingCapacity = 64 * 1024
+    /// The most commands one flush carries. A loop turn that reads many requests (an L2 hit
+    /// each) would otherwise send all their looks at its end, and then idle while Redis answers
+    /// them all, Redis idling meanwhile: sent in parts, Redis works on the first while the loop
+    /// reads on, and its replies come back while the loop still has work. Large enough that a
+    /// part still saves Redis and us most of the system calls (bench/HISTORY.md, issue 33).
+    static let writesPerFlush = 32
 
     /// Closes the stream (connecting or connected); nothing more is reported from it.
     func close() {

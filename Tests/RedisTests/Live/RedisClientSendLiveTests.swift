@@ -54,6 +54,31 @@ struct RedisClientSendLiveTests {
         await redis.close()
     }
 
+    /// Sends made in one job of the loop leave in parts of `writesPerFlush` commands, the last
+    /// part when the job is done: Redis starts on the first while the loop is still busy.
+    @Test func fiftySendsInOneJobLeaveAsAPartOf32AndTheRest() async throws {
+        let redis = try RedisClientHarness(loops: 1)
+        await redis.discovered()
+        let loop = redis.group.loops[0]
+        let answered = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            _ = loop.execute {
+                let replies = Locked(0)
+                for index in 0..<50 {
+                    _ = redis.client.send(.command(RESPCommand("ECHO", .string("p\(index)"))), deadline: redis.deadline()) { outcome in
+                        let count = replies.withLock { count in
+                            if (try? outcome.get().string) == "p\(index)" { count += 1 }
+                            return count
+                        }
+                        if count == 50 { continuation.resume(returning: count) }
+                    }
+                }
+            }
+        }
+        #expect(answered == 50)
+        #expect(redis.observer.writes == [32, 18])
+        await redis.close()
+    }
+
     @Test func aSendOffTheLoopsOrBeforeStartIsDeclined() async throws {
         let redis = try RedisClientHarness(loops: 1)
         await redis.discovered()
