@@ -5,6 +5,7 @@ import PureTestSupport
 import Synchronization
 import Testing
 import TestSupport
+import Timekeeping
 
 /// Requests answered by an ``AnswerPromise`` (`ResponderAnswer.deferred`): kept at once, from a
 /// later turn of the loop, or handed to a task; abandoned when the client leaves.
@@ -114,6 +115,36 @@ struct DeferredAnswerTests {
             staying.close()
             #expect(held.abandoned.load(ordering: .relaxed) == 1)
         }
+    }
+
+    /// A deferred request still unanswered when the grace period ends gets the shutdown's 503,
+    /// its promise is abandoned (its work cancelled), and a late keeping is dropped: the
+    /// observer sees one answer.
+    @Test func graceExpiryAnswersAHeldDeferredRequest503AndAbandonsItsPromise() async throws {
+        let held = Held()
+        let observed = Locked<[(Int, AnsweredRequest.Source)]>([])
+        let time = ManualTimeSource()
+        try await withServer(loops: 1, time: time, routes: Self.routes(held), answered: { response, request in
+            observed.withLock { $0.append((response.status.code, request.source)) }
+        }) { server, port in
+            let client = try await RawClient.connect(port: port)
+            try await client.sendRequest("/hold")
+            await eventually(.live) { held.promises.withLock { $0.count } == 1 }
+            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+            try #require(await time.waitForSleepers())
+            time.advance(by: .seconds(30))
+            #expect(await shutdown.value == 1)
+            let answer = try await client.readResponse()
+            #expect(answer.status == 503)
+            #expect(answer.header("Connection") == "close")
+            #expect(held.abandoned.load(ordering: .relaxed) == 1)
+            held.keepAll("too late")
+            #expect(try await client.readsEndOfStream())
+        }
+        let answers = observed.withLock { $0 }
+        #expect(answers.count == 1)
+        #expect(answers.first?.0 == 503)
+        #expect(answers.first?.1 == .shutdown)
     }
 
     @Test func aDeferredRequestHoldsAnInFlightSlot() async throws {
