@@ -41,7 +41,7 @@ final class RedisSocket {
     /// `shutdown` callers of the shell, waiting until the socket is closed for good.
     private var shutdownWaiters: [UnsafeContinuation<Void, Never>] = []
     /// What was written since the last flush, and in how many writes: the commands that the
-    /// loop's jobs submit in one turn leave in one system call (and Redis reads them in one),
+    /// loop's jobs submit in one turn leave in few system calls (and Redis reads each in one),
     /// not one call each.
     private var outgoing: [UInt8] = []
     private var outgoingWrites = 0
