@@ -118,18 +118,21 @@ final class RedisSocket {
         guard stream != nil else { return }
         outgoing.append(contentsOf: bytes)
         outgoingWrites += 1
-        if outgoingWrites >= Self.writesPerFlush {
-            flush()
-            return
+        if !flushQueued {
+            flushQueued = true
+            let bound = LoopBound(self, loop: loop)
+            loop.execute { bound.value.flush() }
         }
-        guard !flushQueued else { return }
-        flushQueued = true
-        let bound = LoopBound(self, loop: loop)
-        loop.execute { bound.value.flush() }
+        // A full part leaves now; the queued flush takes the rest of the turn's.
+        if outgoingWrites >= Self.writesPerFlush { sendOutgoing() }
     }
 
     private func flush() {
         flushQueued = false
+        sendOutgoing()
+    }
+
+    private func sendOutgoing() {
         guard let stream, !outgoing.isEmpty else { return }
         stream.write(outgoing)
         flushed(outgoingWrites)

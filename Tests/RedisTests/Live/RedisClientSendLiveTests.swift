@@ -101,19 +101,18 @@ struct RedisClientSendLiveTests {
         let raw = try RawRedis(redis.server)
         let loop = redis.group.loops[0]
         let outcome = Locked<Result<RESPValue, RedisClientError>?>(nil)
-        let cancel = Locked<(@Sendable () -> Void)?>(nil)
+        // The cancel action belongs to the loop: kept bound to it, and run there.
+        let cancel = Locked<LoopBound<(() -> Void)?>?>(nil)
         _ = loop.execute {
             let action = redis.client.send(.command(RESPCommand("BLPOP", "queue", 0)), deadline: redis.deadline(.seconds(30))) { result in
                 outcome.withLock { $0 = result }
             }
-            // Run on the loop only: wrapped so the test can hand it back there.
-            nonisolated(unsafe) let unsafeAction = action
-            cancel.withLock { $0 = { unsafeAction?() } }
+            cancel.withLock { $0 = LoopBound(action, loop: loop) }
         }
         try await eventually(.live, "BLPOP blocks on the server") { try await raw.info("blocked_clients") == 1 }
         #expect(outcome.withLock { $0 } == nil)
         let cancelAction = try #require(cancel.withLock { $0 })
-        _ = loop.execute { cancelAction() }
+        _ = loop.execute { cancelAction.value?() }
         await eventually(.live, "the cancelled send was answered") { outcome.withLock { $0 } != nil }
         #expect(throws: RedisClientError.cancelled) { try outcome.withLock { $0 }?.get() }
         // The BLPOP's reply comes once something is pushed, and is dropped: ECHO gets its own.
