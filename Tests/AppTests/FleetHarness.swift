@@ -107,9 +107,20 @@ final class Fleet: @unchecked Sendable {
     }
 
     /// Stops replica `index` and starts a new one in its place (an empty L1).
+    /// Stops replica `index` and starts a new one in its place; returns once it shares.
     func restart(_ index: Int) async throws {
         await replicas[index].stop()
         replicas[index] = try await Application.start(configuration: configuration)
+        try await waitUntilSharing(index)
+    }
+
+    /// Waits until replica `index` is subscribed (no invalidation is missed from now on) and has
+    /// read the fleet's invalidation log: before that it neither serves shared pages nor stores
+    /// them, and a test expecting a shared hit would race the log's read.
+    func waitUntilSharing(_ index: Int) async throws {
+        try #require(try await eventuallyMetric(index, "redis_subscriber_connected") { $0 == 1 })
+        let shared = try #require(replicas[index].service.shared)
+        try #require(await eventually(.live) { shared.knowsHistory })
     }
 
     /// Sends `command` to every Redis node (the one server, or the cluster's six), each over a
@@ -168,10 +179,7 @@ func withFleet(
             replicas.append(try await Application.start(configuration: configuration))
         }
         let fleet = Fleet(server: server, cluster: cluster, stub: stub, replicas: replicas, client: client, configuration: configuration)
-        for index in 0..<count {
-            // Subscribed: from now on no invalidation is missed.
-            try #require(try await fleet.eventuallyMetric(index, "redis_subscriber_connected") { $0 == 1 })
-        }
+        for index in 0..<count { try await fleet.waitUntilSharing(index) }
         do {
             try await body(fleet)
         } catch {
