@@ -31,6 +31,9 @@ package struct AppConfiguration: Sendable {
     package var redisURL: RedisURL?
     /// The versioned prefix of every key and channel in Redis.
     package var redisKeyPrefix = "pd:v2:"
+    /// The longest a loop polls without blocking for the reply to a lone Redis command; zero
+    /// never does.
+    package var redisBusyPoll: Duration = .microseconds(100)
     package var sharedCache = SharedCacheSettings()
     /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
     /// start-up check of edge-triggered polling fails and the service polls level-triggered.
@@ -194,6 +197,9 @@ package struct AppConfiguration: Sendable {
             throw ConfigurationError(setting: "REDIS_KEY_PREFIX", reason: "use 1 to 64 printable ASCII characters without spaces, { or }")
         }
         config.redisKeyPrefix = prefix
+        config.redisBusyPoll = .microseconds(try reader.int(
+            "REDIS_BUSY_POLL_US", default: 100, in: 0...1000,
+            "longest a loop polls without sleeping for the reply to a lone Redis command (0: never)"))
         var shared = SharedCacheSettings()
         shared.timeout = .milliseconds(try reader.int("REDIS_TIMEOUT_MS", default: 250, in: 1...10_000, "Redis time a cache miss may spend in all before it loads by itself"))
         shared.leaseDuration = .milliseconds(try reader.int("REDIS_LEASE_MS", default: 1000, in: 100...60_000, "lifetime of a product's load lease unless its holder renews it"))

@@ -2,6 +2,7 @@ import CEdgeTriggered
 import CLibUV
 import Locking
 import Synchronization
+import Timekeeping
 
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +16,10 @@ import Glibc
 /// and `uv_async_send` wakes the loop (libuv coalesces those wake-ups; the async callback drains
 /// everything that has arrived).
 ///
-/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `localWork`, `spareWork`, `inboxSpare`,
-/// `isDraining`, `closesHandlesWhenDrained`, `readBuffer`, `madeTimerQueue` and `utilizationMeter`
-/// are touched only on the loop thread (after `init`, which runs before the thread starts).
+/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `poller`, `busyPoll`, `localWork`,
+/// `spareWork`, `inboxSpare`, `isDraining`, `closesHandlesWhenDrained`, `readBuffer`,
+/// `madeTimerQueue` and `utilizationMeter` are touched only on the loop thread (after `init`,
+/// which runs before the thread starts).
 /// `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
 package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
@@ -26,6 +28,10 @@ package final class EventLoop: @unchecked Sendable {
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>
     private let drainer: UnsafeMutablePointer<uv_prepare_t>
+    /// Active while ``busyPoll`` polls: libuv polls without blocking while an idle handle is
+    /// active (its documented contract for `uv_idle_t`).
+    private let poller: UnsafeMutablePointer<uv_idle_t>
+    private var busyPoll = LoopBusyPoll()
     private var localWork: [LoopWork] = []
     private var spareWork: [LoopWork] = []
     private var inboxSpare: [RemoteWork] = []
@@ -50,7 +56,10 @@ package final class EventLoop: @unchecked Sendable {
     /// The share of this loop's recent time spent working rather than waiting for I/O (0 to 1,
     /// ``LoopUtilization``). Only on the loop's thread.
     package var utilization: Double {
-        utilizationMeter.read(now: uv_hrtime()) { [uvLoop] in uv_metrics_idle_time(uvLoop) }
+        let now = uv_hrtime()
+        // Busy polling is waiting too: counted as idle, so a loop polling for a reply does not
+        // look saturated.
+        return utilizationMeter.read(now: now) { [uvLoop, busyPoll] in uv_metrics_idle_time(uvLoop) &+ busyPoll.polledTime(now: now) }
     }
 
     /// The loop's scheduled callbacks (``LoopTimeSource/schedule(after:target:)``), made on first use.
@@ -76,6 +85,7 @@ package final class EventLoop: @unchecked Sendable {
         uvLoop = .allocate(capacity: 1)
         wakeup = .allocate(capacity: 1)
         drainer = .allocate(capacity: 1)
+        poller = .allocate(capacity: 1)
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         try UVError.check(uv_loop_init(uvLoop))
         // Time blocked in poll, for `utilization`: a clock read around each poll.
@@ -92,6 +102,9 @@ package final class EventLoop: @unchecked Sendable {
         try UVError.check(uv_prepare_start(drainer, eventLoopPrepare))
         // The drainer must not keep the loop alive on its own; the async handle does until stop.
         uv_unref(UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self))
+        try UVError.check(uv_idle_init(uvLoop, poller))
+        poller.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_unref(UnsafeMutableRawPointer(poller).assumingMemoryBound(to: uv_handle_t.self))
         serialExecutor = LoopSerialExecutor(loop: self)
     }
 
@@ -197,6 +210,27 @@ package final class EventLoop: @unchecked Sendable {
         pthread_setspecific(LoopThreadKey.key, nil)
     }
 
+    /// Polls for I/O without blocking until ``endBusyPoll()`` or for `budget`, whichever comes
+    /// first (``LoopBusyPoll``): for a caller about to get a reply sooner than a blocked loop
+    /// would wake up. Each call must be matched by one `endBusyPoll()`. Only on the loop's thread.
+    package func beginBusyPoll(for budget: Duration) {
+        let nanoseconds = UInt64(clamping: max(.zero, budget).wholeNanoseconds)
+        if busyPoll.begin(budget: nanoseconds, now: uv_hrtime()) { uv_idle_start(poller, eventLoopPolled) }
+    }
+
+    package func endBusyPoll() {
+        if busyPoll.end(now: uv_hrtime()) { uv_idle_stop(poller) }
+    }
+
+    /// Whether the loop polls without blocking now (for tests).
+    package var isBusyPolling: Bool {
+        busyPoll.isPolling
+    }
+
+    fileprivate func polled() {
+        if busyPoll.turn(now: uv_hrtime()) { uv_idle_stop(poller) }
+    }
+
     /// Asks the loop to close every handle it owns and return from `uv_run`.
     /// Handle memory is freed by each owner's close callback, never here.
     package func requestStop() {
@@ -219,6 +253,8 @@ package final class EventLoop: @unchecked Sendable {
         if handle == UnsafeMutableRawPointer(wakeup).assumingMemoryBound(to: uv_handle_t.self) {
             uv_close(handle) { handle in handle?.deallocate() }
         } else if handle == UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self) {
+            uv_close(handle) { handle in handle?.deallocate() }
+        } else if handle == UnsafeMutableRawPointer(poller).assumingMemoryBound(to: uv_handle_t.self) {
             uv_close(handle) { handle in handle?.deallocate() }
         } else {
             // A handle owned by a Swift object: its close path releases the owner.
@@ -260,6 +296,10 @@ private func loop(of handle: UnsafeMutableRawPointer?) -> EventLoop? {
 
 private func eventLoopWakeup(_ handle: UnsafeMutablePointer<uv_async_t>?) {
     loop(of: handle)?.drain()
+}
+
+private func eventLoopPolled(_ handle: UnsafeMutablePointer<uv_idle_t>?) {
+    loop(of: handle)?.polled()
 }
 
 private func eventLoopPrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {

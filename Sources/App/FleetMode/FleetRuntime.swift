@@ -34,6 +34,7 @@ final class FleetRuntime: Sendable {
         telemetry = SharedCacheTelemetry(metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: logger, time: time))
         var commandSettings = RedisCommandConnectionConfiguration()
         commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
+        commandSettings.busyPoll = configuration.redisBusyPoll
         client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: telemetry.redisObserver)
         telemetry.metrics.countConnections(of: client)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.

@@ -5,7 +5,8 @@ import Timekeeping
 /// One loop's pipelined command connection: `RedisCommandConnectionStateMachine` decides, this
 /// shell feeds it the socket's events, performs its actions and answers the calls they name.
 ///
-/// `@unchecked Sendable`: `machine`, `socket` and `waiters` are touched only on `loop`'s thread,
+/// `@unchecked Sendable`: `machine`, `socket`, `waiters`, `busyPoll` and `isBusyPolling` are
+/// touched only on `loop`'s thread,
 /// reached through `loop.execute` or by callers running there; `ready` is an `Atomic`, read from
 /// anywhere; `loop`, `time` and `observer` are immutable.
 final class RedisCommandConnection: @unchecked Sendable {
@@ -18,15 +19,35 @@ final class RedisCommandConnection: @unchecked Sendable {
     private let socket: RedisSocket
     /// The calls waiting for a reply, by the ID the machine gave them.
     private var waiters: [RedisRequestID: RedisCall] = [:]
+    private var busyPoll: BusyPollPolicy
+    /// This connection holds the loop polling without blocking (one `beginBusyPoll` not ended).
+    private var isBusyPolling = false
 
     init(url: RedisURL, loop: EventLoop, configuration: RedisCommandConnectionConfiguration, time: any TimeSource, observer: RedisClientObserver) {
         self.loop = loop
         self.time = time
         self.observer = observer
         machine = RedisCommandConnectionStateMachine(url: url, configuration: configuration)
+        busyPoll = BusyPollPolicy(budget: configuration.busyPoll)
         socket = RedisSocket(loop: loop, time: time)
         socket.handler = { [weak self] event in self?.take(event) }
-        socket.flushed = { [observer] writes in observer.wrote(writes) }
+        socket.flushed = { [weak self, observer] writes in
+            observer.wrote(writes)
+            self?.flushed()
+        }
+    }
+
+    private func flushed() {
+        guard busyPoll.flushed(awaiting: machine.pendingCount, now: time.now), !isBusyPolling else { return }
+        isBusyPolling = true
+        loop.beginBusyPoll(for: busyPoll.budget)
+    }
+
+    /// Whatever the socket reports, the reply this connection polled for came or will not.
+    private func stopBusyPolling() {
+        guard isBusyPolling else { return }
+        isBusyPolling = false
+        loop.endBusyPoll()
     }
 
     private var role: RedisConnectionRole { .command(loopIndex: loop.index) }
@@ -57,11 +78,16 @@ final class RedisCommandConnection: @unchecked Sendable {
 
     private func take(_ event: RedisSocket.Event) {
         let now = time.now
+        stopBusyPolling()
         switch event {
         case .connected: perform(machine.connected(now: now))
         case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
-        case .received(let bytes): perform(machine.received(bytes, now: now))
-        case .peerClosed: perform(machine.peerClosed(now: now))
+        case .received(let bytes):
+            perform(machine.received(bytes, now: now))
+            busyPoll.received(awaiting: machine.pendingCount, now: now)
+        case .peerClosed:
+            busyPoll.closed()
+            perform(machine.peerClosed(now: now))
         case .timerFired: perform(machine.timerFired(now: now))
         }
     }
@@ -71,7 +97,10 @@ final class RedisCommandConnection: @unchecked Sendable {
             switch action {
             case .connect(let host, let port): socket.connect(host: host, port: port)
             case .write(let bytes): socket.write(bytes)
-            case .close: socket.close()
+            case .close:
+                stopBusyPolling()
+                busyPoll.closed()
+                socket.close()
             case .armTimer(let instant): socket.armTimer(at: instant)
             case .cancelTimer: socket.cancelTimer()
             case .succeed(let id, let reply):

@@ -21,18 +21,25 @@ package struct RedisCommandConnectionConfiguration: Sendable, Equatable {
     package var maxPendingCommands: Int
     package var backoff: ReconnectBackoff
     package var replyLimits: RESPLimits
+    /// The longest the loop polls without blocking for the reply to a lone command
+    /// (``BusyPollPolicy``); zero blocks as usual. 100 µs: above a loopback or same-zone round
+    /// trip, so a reply that comes at all comes within it, and at most that much CPU per command
+    /// when it does not.
+    package var busyPoll: Duration
 
     package init(
         connectTimeout: Duration = .seconds(1),
         unansweredReplyLimit: Duration = .seconds(2),
         maxPendingCommands: Int = 1024,
         backoff: ReconnectBackoff = ReconnectBackoff(),
-        replyLimits: RESPLimits = RESPLimits()
+        replyLimits: RESPLimits = RESPLimits(),
+        busyPoll: Duration = .microseconds(100)
     ) {
         self.connectTimeout = connectTimeout
         self.unansweredReplyLimit = unansweredReplyLimit
         self.maxPendingCommands = maxPendingCommands
         self.backoff = backoff
         self.replyLimits = replyLimits
+        self.busyPoll = busyPoll
     }
 }

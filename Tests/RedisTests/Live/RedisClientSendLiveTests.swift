@@ -54,6 +54,39 @@ struct RedisClientSendLiveTests {
         await redis.close()
     }
 
+    /// A lone command holds its loop polling without blocking until its reply, which ends the
+    /// hold before the caller hears of it; two in flight hold nothing. The budget is long, so
+    /// only the reply can have ended the polling.
+    @Test func aLoneCommandKeepsItsLoopPollingUntilTheReplyAndTwoDoNot() async throws {
+        var configuration = RedisClientHarness.patientConfiguration
+        configuration.busyPoll = .seconds(5)
+        let redis = try RedisClientHarness(loops: 1, configuration: configuration)
+        await redis.discovered()
+        let loop = redis.group.loops[0]
+        for lone in [true, true, false, true] {
+            let (pollingAfterFlush, pollingAtReply) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, [Bool]), Never>) in
+                _ = loop.execute {
+                    let seen = Locked<(flush: Bool, replies: [Bool])>((false, []))
+                    let count = lone ? 1 : 2
+                    for index in 0..<count {
+                        _ = redis.client.send(.command(RESPCommand("ECHO", .string("b\(index)"))), deadline: redis.deadline()) { _ in
+                            let done = seen.withLock { seen in
+                                seen.replies.append(loop.isBusyPolling)
+                                return seen.replies.count == count ? seen : nil
+                            }
+                            if let done { continuation.resume(returning: (done.flush, done.replies)) }
+                        }
+                    }
+                    // Queued behind the flush the sends queued, before any reply can be read.
+                    _ = loop.execute { seen.withLock { $0.flush = loop.isBusyPolling } }
+                }
+            }
+            #expect(pollingAfterFlush == lone)
+            #expect(pollingAtReply.allSatisfy { !$0 })
+        }
+        await redis.close()
+    }
+
     /// Sends made in one job of the loop leave in parts of `writesPerFlush` commands, the last
     /// part when the job is done: Redis starts on the first while the loop is still busy.
     @Test func fiftySendsInOneJobLeaveAsAPartOf32AndTheRest() async throws {
