@@ -402,9 +402,9 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
         for process in reversed(started):
             process.stop()
 
-    reads, commands, reconnects, redirects = (changes(before, after, family) for family in (
+    reads, commands, reconnects, redirects, polls = (changes(before, after, family) for family in (
         "product_details_l2_reads_total", "product_details_redis_commands_total", "product_details_redis_reconnects_total",
-        "product_details_redis_cluster_redirects_total"))
+        "product_details_redis_cluster_redirects_total", "product_details_redis_busy_polls_total"))
     upstream_calls = sum(delta(after, before, k) for k in after if k.startswith("product_details_upstream_requests_total"))
     for connections, (l1, l2, miss) in results.items():
         label = f"c{connections}"
@@ -429,7 +429,7 @@ def l2_scenario(args, work, nginx_port, ids, rows, notes):
             f"{reference['us_p1']:.1f} / {reference['us_p16']:.1f} us")
         args.figures["plain GET p50 at c1 (redis-benchmark)"] = f"{reference['p50_p1']:.3f} ms"
     notes.append(f"l2: the reader replica during the turns: L2 reads {listing(reads)}; Redis commands {listing(commands)}; "
-                 f"reconnects {listing(reconnects)}; "
+                 f"reconnects {listing(reconnects)}; busy polls for a lone command's reply {listing(polls)}; "
                  f"its upstream requests {upstream_calls:.0f}; the CPU column is the replica's, Redis's is in the notes "
                  f"(over every run of the side, also runs measured again for steal)")
     per_miss = sum(fill_commands.values()) / max(1, fill_misses)

@@ -20,6 +20,19 @@ struct BusyPollPolicyTests {
         #expect(polls == [true, false, false])
     }
 
+    @Test func aPolledReplySaysWhetherItCameWithinTheBudgetAndAnUnpolledOneSaysNothing() {
+        var policy = BusyPollPolicy(budget: Self.us(100))
+        _ = policy.flushed(awaiting: 1, now: .zero)
+        let caught = policy.received(awaiting: 0, now: Self.us(40))
+        _ = policy.flushed(awaiting: 1, now: Self.us(1_000))
+        let ranOut = policy.received(awaiting: 0, now: Self.us(1_300))
+        _ = policy.flushed(awaiting: 2, now: Self.us(2_000))
+        let several = policy.received(awaiting: 0, now: Self.us(2_050))
+        #expect(caught == true)
+        #expect(ranOut == false)
+        #expect(several == nil)
+    }
+
     @Test func aZeroBudgetNeverPolls() {
         var policy = BusyPollPolicy(budget: .zero)
         var now = Duration.zero

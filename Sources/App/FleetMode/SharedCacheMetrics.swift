@@ -13,6 +13,7 @@ final class SharedCacheMetrics: Sendable {
     private let commands: [String: Counter]
     private let commandDuration: Histogram
     private let writes: Counter
+    private let busyPolls: [String: Counter]
     private let published: [String: Counter]
     private let received: [String: Counter]
     private let flushes: [String: Counter]
@@ -43,6 +44,9 @@ final class SharedCacheMetrics: Sendable {
         commandDuration = registry.histogram("redis_command_duration_seconds", help: "Time from a Redis command reaching its connection to its reply or failure.", buckets: DefaultBuckets.latencySeconds)
         writes = registry.counter(
             "redis_writes_total", help: "System calls that sent commands to Redis: redis_commands_total over this is how deep the commands were pipelined.")
+        busyPolls = counters(
+            "redis_busy_polls_total", "Lone Redis commands whose loop polled for the reply instead of sleeping, by whether it came within REDIS_BUSY_POLL_US (caught) or after (ran_out).",
+            "result", ["caught", "ran_out"].map { ($0, $0) })
         published = counters("invalidations_published_total", "Invalidations this replica sent to the fleet, by scope.", "scope", scopes)
         received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", scopes)
         flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
@@ -104,6 +108,8 @@ final class SharedCacheMetrics: Sendable {
     }
 
     func wrote() { writes.increment() }
+
+    func busyPolled(caught: Bool) { busyPolls[caught ? "caught" : "ran_out"]?.increment() }
 
     func cluster(_ event: RedisClusterEvent) {
         switch event {

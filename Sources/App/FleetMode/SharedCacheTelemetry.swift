@@ -28,6 +28,7 @@ struct SharedCacheTelemetry: ServiceEvents {
                 metrics.cluster(event)
                 log.cluster(event)
             },
-            wrote: { [metrics] _ in metrics.wrote() })
+            wrote: { [metrics] _ in metrics.wrote() },
+            busyPolled: { [metrics] caught in metrics.busyPolled(caught: caught) })
     }
 }

@@ -50,11 +50,14 @@ struct BusyPollPolicy {
         return polls
     }
 
-    /// Bytes arrived; `awaiting` commands are still unanswered.
-    mutating func received(awaiting: Int, now: Duration) {
-        guard awaiting == 0, let awaited = lone else { return }
+    /// Bytes arrived; `awaiting` commands are still unanswered. Returns, when they answered a
+    /// command polled for, whether the reply came within the budget.
+    @discardableResult
+    mutating func received(awaiting: Int, now: Duration) -> Bool? {
+        guard awaiting == 0, let awaited = lone else { return nil }
         lone = nil
-        if now - awaited.since <= budget {
+        let caught = now - awaited.since <= budget
+        if caught {
             // Caught, or quick enough that a poll would have caught it (an unpolled wait
             // includes the loop's own wake-up).
             missesInARow = 0
@@ -62,6 +65,7 @@ struct BusyPollPolicy {
         } else if awaited.polled {
             missesInARow += 1
         }
+        return awaited.polled ? caught : nil
     }
 
     /// The connection closed: its lone command, if any, is not answered.

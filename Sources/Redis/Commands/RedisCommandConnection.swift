@@ -84,7 +84,7 @@ final class RedisCommandConnection: @unchecked Sendable {
         case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
         case .received(let bytes):
             perform(machine.received(bytes, now: now))
-            busyPoll.received(awaiting: machine.pendingCount, now: now)
+            if let caught = busyPoll.received(awaiting: machine.pendingCount, now: now) { observer.busyPolled(caught) }
         case .peerClosed:
             busyPoll.closed()
             perform(machine.peerClosed(now: now))

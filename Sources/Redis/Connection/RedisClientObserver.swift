@@ -16,16 +16,21 @@ package struct RedisClientObserver: Sendable {
     /// A command connection sent what its loop's jobs had submitted in one turn, `requests`
     /// requests in one system call: requests over writes is the pipelining depth.
     package var wrote: @Sendable (_ requests: Int) -> Void
+    /// A loop polled without blocking for a lone command's reply (``BusyPollPolicy``), and the
+    /// reply came within the budget (`caught`) or after it.
+    package var busyPolled: @Sendable (_ caught: Bool) -> Void
 
     package init(
         commandFinished: @escaping @Sendable (_ latency: Duration, _ outcome: RedisCommandOutcome) -> Void = { _, _ in },
         connectionChanged: @escaping @Sendable (RedisConnectionChange) -> Void = { _ in },
         cluster: @escaping @Sendable (RedisClusterEvent) -> Void = { _ in },
-        wrote: @escaping @Sendable (_ requests: Int) -> Void = { _ in }
+        wrote: @escaping @Sendable (_ requests: Int) -> Void = { _ in },
+        busyPolled: @escaping @Sendable (_ caught: Bool) -> Void = { _ in }
     ) {
         self.commandFinished = commandFinished
         self.connectionChanged = connectionChanged
         self.cluster = cluster
         self.wrote = wrote
+        self.busyPolled = busyPolled
     }
 }
