@@ -74,17 +74,23 @@ package final class ProductDetailsService: Sendable {
 
     /// Whether `id` is `[A-Za-z0-9_-]{1,64}`.
     package static func isValidID(_ id: String) -> Bool {
-        let bytes = id.utf8
+        // Over the string's bytes in place: walking a `UTF8View` decodes each element anew.
+        id.utf8.withContiguousStorageIfAvailable(isValidID(bytes:)) ?? Array(id.utf8).withUnsafeBufferPointer(isValidID(bytes:))
+    }
+
+    /// ``isValidID(_:)`` of an id's UTF-8 bytes, before a string is made of them.
+    package static func isValidID(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard (1...64).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { byte in
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                return true
+                continue
             default:
                 return false
             }
         }
+        return true
     }
 
     /// The detail document for `id`: a 200 detail or a cached 404 problem document. One cache

@@ -160,7 +160,9 @@ package struct RedisPageStore: SharedPageStore {
     /// Whether a page or lease value starts with generation `token` and a space.
     private static func belongs(_ value: [UInt8], to token: String) -> Bool {
         let mark = token.utf8.count
-        return value.count > mark && value[mark] == UInt8(ascii: " ") && value.starts(with: token.utf8)
+        guard value.count > mark, value[mark] == UInt8(ascii: " ") else { return false }
+        // Compared as two buffers: `starts(with:)` over a `UTF8View` walks it element by element.
+        return token.utf8.withContiguousStorageIfAvailable { token in value.starts(with: token) } ?? value.starts(with: token.utf8)
     }
 
     package func claim(id: String, generation: SharedGeneration, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {

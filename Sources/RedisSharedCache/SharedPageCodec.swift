@@ -65,9 +65,8 @@ enum SharedPageCodec {
         if !header.isNone(shownField) {
             shown.reserveCapacity(header.itemCount(in: shownField))
             let read = header.forEachItem(in: shownField) { id in
-                let text = String(decoding: id, as: UTF8.self)
-                guard ProductDetailsService.isValidID(text) else { return false }
-                shown.append(text)
+                guard id.withUnsafeBufferPointer(ProductDetailsService.isValidID(bytes:)) else { return false }
+                shown.append(String(decoding: id, as: UTF8.self))
                 return true
             }
             guard read else { return nil }

@@ -74,6 +74,11 @@ struct ProductDetailsServiceTests {
         #expect(!ProductDetailsService.isValidID(""))
         #expect(!ProductDetailsService.isValidID("a/b"))
         #expect(!ProductDetailsService.isValidID("a.b"))
+        // Inline and heap strings alike, and a byte of a multi-byte character.
+        #expect(ProductDetailsService.isValidID("sku-0123456789_ABCDEF"))
+        #expect(!ProductDetailsService.isValidID("sku-0123456789 ABCDEF"))
+        #expect(!ProductDetailsService.isValidID("p\u{e9}"))
+        #expect(ProductDetailsService.isValidID(bytes: UnsafeBufferPointer(start: nil, count: 0)) == false)
     }
 
     @Test func aProduct404IsA404DocumentCachedBriefly() async throws {
