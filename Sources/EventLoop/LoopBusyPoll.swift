@@ -1,7 +1,7 @@
 /// When a loop polls for I/O without blocking: while a holder awaits a reply it expects within
 /// microseconds (a Redis command with nothing else in flight), a loop that blocked in poll would
-/// pay a sleep and a wake-up (on a virtual machine tens of microseconds of latency and of CPU)
-/// just before the reply arrives. Polling instead costs the time until the reply, bounded by
+/// pay a sleep and a wake-up (on a virtual machine, longer than such a reply takes) just before
+/// the reply arrives. Polling instead costs the time until the reply, bounded by
 /// each holder's budget.
 ///
 /// A value on the loop's monotonic nanoseconds, so its rules are tested without a loop;

@@ -6,9 +6,8 @@ import Timekeeping
 /// shell feeds it the socket's events, performs its actions and answers the calls they name.
 ///
 /// `@unchecked Sendable`: `machine`, `socket`, `waiters`, `busyPoll` and `isBusyPolling` are
-/// touched only on `loop`'s thread,
-/// reached through `loop.execute` or by callers running there; `ready` is an `Atomic`, read from
-/// anywhere; `loop`, `time` and `observer` are immutable.
+/// touched only on `loop`'s thread, reached through `loop.execute` or by callers running there;
+/// `ready` is an `Atomic`, read from anywhere; `loop`, `time` and `observer` are immutable.
 final class RedisCommandConnection: @unchecked Sendable {
     let loop: EventLoop
     let time: any TimeSource
@@ -83,8 +82,10 @@ final class RedisCommandConnection: @unchecked Sendable {
         case .connected: perform(machine.connected(now: now))
         case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
         case .received(let bytes):
-            perform(machine.received(bytes, now: now))
+            let actions = machine.received(bytes, now: now)
+            // Before the actions: a caller answered by them may send its next command at once.
             if let caught = busyPoll.received(awaiting: machine.pendingCount, now: now) { observer.busyPolled(caught) }
+            perform(actions)
         case .peerClosed:
             busyPoll.closed()
             perform(machine.peerClosed(now: now))

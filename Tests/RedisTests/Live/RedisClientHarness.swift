@@ -90,6 +90,7 @@ final class RecordingObserver: Sendable {
         var events: [RedisSubscriptionEvent] = []
         var cluster: [RedisClusterEvent] = []
         var writes: [Int] = []
+        var polls: [Bool] = []
     }
 
     func record(_ event: RedisSubscriptionEvent) {
@@ -111,7 +112,8 @@ final class RecordingObserver: Sendable {
             commandFinished: { [self] in commandFinished(latency: $0, outcome: $1) },
             connectionChanged: { [self] in connectionChanged($0) },
             cluster: { [self] event in state.withLock { $0.cluster.append(event) } },
-            wrote: { [self] requests in state.withLock { $0.writes.append(requests) } })
+            wrote: { [self] requests in state.withLock { $0.writes.append(requests) } },
+            busyPolled: { [self] caught in state.withLock { $0.polls.append(caught) } })
     }
 
     /// Forgets the outcomes and writes so far (the client's own `CLUSTER SLOTS`, for a test
@@ -120,6 +122,7 @@ final class RecordingObserver: Sendable {
         state.withLock { state in
             state.outcomes = []
             state.writes = []
+            state.polls = []
         }
     }
 
@@ -129,6 +132,8 @@ final class RecordingObserver: Sendable {
     var clusterEvents: [RedisClusterEvent] { state.withLock { $0.cluster } }
     /// The requests each write to a command connection carried.
     var writes: [Int] { state.withLock { $0.writes } }
+    /// Each reply a loop busy-polled for: whether it came within the budget.
+    var polls: [Bool] { state.withLock { $0.polls } }
 }
 
 /// How long `body` took on the wall clock.

@@ -87,6 +87,29 @@ struct RedisClientSendLiveTests {
         await redis.close()
     }
 
+    /// A caller that sends its next command from the previous one's callback (a chain of lone
+    /// commands): each reply polled for is reported, though the next command is in flight by the
+    /// time the callback returns.
+    @Test func aChainOfLoneCommandsReportsEachPolledReply() async throws {
+        var configuration = RedisClientHarness.patientConfiguration
+        configuration.busyPoll = .seconds(5)
+        let redis = try RedisClientHarness(loops: 1, configuration: configuration)
+        await redis.discovered()
+        let loop = redis.group.loops[0]
+        let links = 5
+        let answered = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            @Sendable func link(_ index: Int) {
+                _ = redis.client.send(.command(RESPCommand("ECHO", .string("c\(index)"))), deadline: redis.deadline()) { _ in
+                    if index + 1 < links { link(index + 1) } else { continuation.resume(returning: index + 1) }
+                }
+            }
+            _ = loop.execute { link(0) }
+        }
+        #expect(answered == links)
+        #expect(redis.observer.polls == Array(repeating: true, count: links))
+        await redis.close()
+    }
+
     /// Sends made in one job of the loop leave in parts of `writesPerFlush` commands, the last
     /// part when the job is done: Redis starts on the first while the loop is still busy.
     @Test func fiftySendsInOneJobLeaveAsAPartOf32AndTheRest() async throws {
