@@ -119,8 +119,7 @@ final class Fleet: @unchecked Sendable {
     /// them, and a test expecting a shared hit would race the log's read.
     func waitUntilSharing(_ index: Int) async throws {
         try #require(try await eventuallyMetric(index, "redis_subscriber_connected") { $0 == 1 })
-        let shared = try #require(replicas[index].service.shared)
-        try #require(await eventually(.live) { shared.knowsHistory })
+        try #require(try await eventuallyMetric(index, "invalidation_log_read") { $0 == 1 })
     }
 
     /// Sends `command` to every Redis node (the one server, or the cluster's six), each over a

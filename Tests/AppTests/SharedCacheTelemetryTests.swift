@@ -21,6 +21,7 @@ struct SharedCacheTelemetryTests {
         telemetry.redisObserver.busyPolled(true)
         telemetry.redisObserver.busyPolled(true)
         telemetry.redisObserver.busyPolled(false)
+        telemetry.invalidationLogRead(true)
         _ = writer.close(within: .seconds(5))
         let exposition = String(decoding: registry.render(), as: UTF8.self)
         #expect(exposition.contains("t_redis_breaker_transitions_total{to=\"open\"} 1"))
@@ -28,6 +29,7 @@ struct SharedCacheTelemetryTests {
         #expect(exposition.contains("t_redis_writes_total 1"))
         #expect(exposition.contains("t_redis_busy_polls_total{result=\"caught\"} 2"))
         #expect(exposition.contains("t_redis_busy_polls_total{result=\"ran_out\"} 1"))
+        #expect(exposition.contains("t_invalidation_log_read 1"))
         let messages = lines.objects.compactMap { $0["msg"] as? String }
         #expect(messages.contains("redis circuit breaker open: requests skip Redis (single-node behaviour)"))
         #expect(messages.contains("redis connection lost: reconnecting"))

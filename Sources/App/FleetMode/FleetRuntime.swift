@@ -45,6 +45,7 @@ final class FleetRuntime: Sendable {
         shared = SharedCache(store: store, settings: settings, time: time, events: telemetry)
         subscription = SubscriptionBox()
         telemetry.metrics.subscription(active: false)
+        telemetry.metrics.invalidationLog(read: false)
     }
 
     /// Connects, and subscribes on `loop` with `service` forgetting what the fleet invalidates.
