@@ -16,10 +16,10 @@ import Glibc
 /// and `uv_async_send` wakes the loop (libuv coalesces those wake-ups; the async callback drains
 /// everything that has arrived).
 ///
-/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `poller`, `busyPoll`, `localWork`,
-/// `spareWork`, `inboxSpare`, `isDraining`, `closesHandlesWhenDrained`, `readBuffer`,
-/// `madeTimerQueue` and `utilizationMeter` are touched only on the loop thread (after `init`,
-/// which runs before the thread starts).
+/// `@unchecked Sendable`: `uvLoop`, `wakeup`, `drainer`, `poller`, `busyPoll`, `pollerClosed`,
+/// `localWork`, `spareWork`, `inboxSpare`, `isDraining`, `closesHandlesWhenDrained`,
+/// `readBuffer`, `madeTimerQueue` and `utilizationMeter` are touched only on the loop thread
+/// (after `init`, which runs before the thread starts).
 /// `inbox` is a `Mutex`, `lifecycle` an `Atomic`.
 package final class EventLoop: @unchecked Sendable {
     /// The position of this loop in its group; stable for the loop's life.
@@ -32,6 +32,8 @@ package final class EventLoop: @unchecked Sendable {
     /// active (its documented contract for `uv_idle_t`).
     private let poller: UnsafeMutablePointer<uv_idle_t>
     private var busyPoll = LoopBusyPoll()
+    /// The stop closed `poller` (its memory goes in its close callback): busy polling is over.
+    private var pollerClosed = false
     private var localWork: [LoopWork] = []
     private var spareWork: [LoopWork] = []
     private var inboxSpare: [RemoteWork] = []
@@ -214,11 +216,14 @@ package final class EventLoop: @unchecked Sendable {
     /// first (``LoopBusyPoll``): for a caller about to get a reply sooner than a blocked loop
     /// would wake up. Each call must be matched by one `endBusyPoll()`. Only on the loop's thread.
     package func beginBusyPoll(for budget: Duration) {
+        // Work run by the stop's last drain, after every handle closed, must not start it.
+        guard !pollerClosed else { return }
         let nanoseconds = UInt64(clamping: max(.zero, budget).wholeNanoseconds)
         if busyPoll.begin(budget: nanoseconds, now: uv_hrtime()) { uv_idle_start(poller, eventLoopPolled) }
     }
 
     package func endBusyPoll() {
+        guard !pollerClosed else { return }
         if busyPoll.end(now: uv_hrtime()) { uv_idle_stop(poller) }
     }
 
@@ -255,6 +260,7 @@ package final class EventLoop: @unchecked Sendable {
         } else if handle == UnsafeMutableRawPointer(drainer).assumingMemoryBound(to: uv_handle_t.self) {
             uv_close(handle) { handle in handle?.deallocate() }
         } else if handle == UnsafeMutableRawPointer(poller).assumingMemoryBound(to: uv_handle_t.self) {
+            pollerClosed = true
             uv_close(handle) { handle in handle?.deallocate() }
         } else {
             // A handle owned by a Swift object: its close path releases the owner.

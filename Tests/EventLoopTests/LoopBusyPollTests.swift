@@ -1,5 +1,7 @@
 @testable import EventLoop
+import Locking
 import Testing
+import TestSupport
 import Timekeeping
 
 @Suite("Loop busy polling")
@@ -73,5 +75,42 @@ struct LoopBusyPollTests {
         #expect(utilization < 0.5)
         #expect(!pollingAfter)
         #expect(!pollingAfterEnd)
+    }
+
+    /// The loop's side of the stop test; touched only on the loop thread.
+    final class Accepted: @unchecked Sendable {
+        var listener: TCPListener?
+        var streams: [TCPStream] = []
+    }
+
+    /// Work queued by a handle's close callback runs in the stop's last drain, after the idle
+    /// handle was closed and freed: a busy poll begun there must not touch it (it did, a use
+    /// after free, and the loop read as polling).
+    @Test func aBusyPollBegunAfterTheStopClosedTheLoopsHandlesDoesNothing() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let loop = group.loops[0]
+        let accepted = Accepted()
+        let seen = Locked<Bool?>(nil)
+        let (acceptances, report) = AsyncStream.makeStream(of: Void.self)
+        let port = try await Task(executorPreference: loop) { () throws -> Int in
+            let listener = try TCPListener(loop: loop, address: try SocketAddress(ip: "127.0.0.1", port: 0), reusePort: false) { stream in
+                accepted.streams.append(stream)
+                report.yield()
+                stream.onClose = {
+                    _ = loop.execute {
+                        loop.beginBusyPoll(for: .seconds(5))
+                        seen.withLock { $0 = loop.isBusyPolling }
+                    }
+                }
+            }
+            accepted.listener = listener
+            return listener.port
+        }.value
+        let client = try await RawClient.connect(port: port, readTimeoutSeconds: 10)
+        var reports = acceptances.makeAsyncIterator()
+        _ = await reports.next()
+        group.shutdown()
+        #expect(seen.withLock { $0 } == false)
+        _ = client
     }
 }
