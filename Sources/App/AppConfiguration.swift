@@ -33,7 +33,7 @@ package struct AppConfiguration: Sendable {
     package var redisKeyPrefix = "pd:v2:"
     /// The longest a loop polls without blocking for the reply to a lone Redis command; zero
     /// never does.
-    package var redisBusyPoll: Duration = .microseconds(100)
+    package var redisBusyPoll = RedisCommandConnectionConfiguration().busyPoll
     package var sharedCache = SharedCacheSettings()
     /// A test hook: the loops act as if libuv bypassed the interposed epoll functions, so the
     /// start-up check of edge-triggered polling fails and the service polls level-triggered.

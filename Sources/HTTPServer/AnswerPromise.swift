@@ -3,10 +3,11 @@
 /// as ``ResponderAnswer/later(_:)`` does. A second keeping is ignored, so a callback that fires
 /// late cannot answer a request twice, nor the next request on the connection.
 ///
-/// `@unchecked Sendable`: `sink`, `cancel` and `context` are touched by one thread at a time. A promise of a connection
-/// lives on the connection's loop thread (the server runs `start` there, and the callbacks that
-/// keep it run there); one made by ``answer(of:request:context:)`` (no socket) is touched by the
-/// caller's thread while `start` runs and then by the one callback that keeps it.
+/// `@unchecked Sendable`: `sink`, `cancel` and `context` are touched by one thread at a time.
+/// A promise of a connection lives on the connection's loop thread (the server runs `start`
+/// there, and the callbacks that keep it run there); one made by
+/// ``answer(of:request:context:)`` (no socket) is touched by the caller's thread while `start`
+/// runs and then by the one callback that keeps it.
 package final class AnswerPromise: @unchecked Sendable {
     /// The request and its context as the responder left them: what a task started by
     /// ``later(_:)`` is given. The context may be filled in before (a request id, an annotation

@@ -41,9 +41,6 @@ package protocol ServiceEvents: Sendable {
     func lease(_ result: LeaseResult)
     /// The shared cache's circuit breaker changed state.
     func sharedBreaker(_ state: CircuitBreaker.State)
-    /// Whether the fleet's invalidation log was read since the subscription last (re)started:
-    /// until it is, the shared cache is neither read nor written.
-    func invalidationLogRead(_ read: Bool)
     /// An upstream's circuit breaker changed state.
     func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State)
     /// A hedge of a call to `upstream` was sent, won, lost, or refused by its budget or breaker.
@@ -72,7 +69,6 @@ extension ServiceEvents {
     package func sharedRead(_ result: SharedReadResult) {}
     package func lease(_ result: LeaseResult) {}
     package func sharedBreaker(_ state: CircuitBreaker.State) {}
-    package func invalidationLogRead(_ read: Bool) {}
     package func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) {}
     package func hedge(_ upstream: Upstream, _ result: HedgeResult) {}
     package func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}

@@ -3,6 +3,7 @@ import Metrics
 import ProductDetails
 import Redis
 import Testing
+import TestSupport
 import Timekeeping
 
 /// The shared cache's metrics only count (they hold no logger); its log writes the lines. The
@@ -21,7 +22,6 @@ struct SharedCacheTelemetryTests {
         telemetry.redisObserver.busyPolled(true)
         telemetry.redisObserver.busyPolled(true)
         telemetry.redisObserver.busyPolled(false)
-        telemetry.invalidationLogRead(true)
         _ = writer.close(within: .seconds(5))
         let exposition = String(decoding: registry.render(), as: UTF8.self)
         #expect(exposition.contains("t_redis_breaker_transitions_total{to=\"open\"} 1"))
@@ -29,10 +29,23 @@ struct SharedCacheTelemetryTests {
         #expect(exposition.contains("t_redis_writes_total 1"))
         #expect(exposition.contains("t_redis_busy_polls_total{result=\"caught\"} 2"))
         #expect(exposition.contains("t_redis_busy_polls_total{result=\"ran_out\"} 1"))
-        #expect(exposition.contains("t_invalidation_log_read 1"))
         let messages = lines.objects.compactMap { $0["msg"] as? String }
         #expect(messages.contains("redis circuit breaker open: requests skip Redis (single-node behaviour)"))
         #expect(messages.contains("redis connection lost: reconnecting"))
+    }
+
+    /// The gauge reads the shared cache when scraped: 0 until the fleet's invalidation log was
+    /// read after the subscription started, 1 from then on.
+    @Test func theInvalidationLogGaugeReadsTheSharedCache() async throws {
+        let registry = MetricsRegistry(prefix: "t_")
+        let time = ManualTimeSource()
+        let shared = SharedCache(store: InMemorySharedPageStore(time: time), time: time)
+        SharedCacheMetrics(registry: registry).readInvalidationLog(of: shared)
+        let before = String(decoding: registry.render(), as: UTF8.self)
+        await shared.subscribed()
+        let after = String(decoding: registry.render(), as: UTF8.self)
+        #expect(before.contains("t_invalidation_log_read 0"))
+        #expect(after.contains("t_invalidation_log_read 1"))
     }
 
     /// Redirects and map reads are counted; a new map is a log line, at most one a second (a

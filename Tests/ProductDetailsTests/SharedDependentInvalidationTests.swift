@@ -74,17 +74,6 @@ struct SharedDependentInvalidationTests {
         #expect(fleet.catalog.productPort.callCount == 2)
     }
 
-    /// The events say when the shared cache stops being used for want of the log, and when it
-    /// may be used again (the `invalidation_log_read` gauge).
-    @Test func aSubscriptionTellsTheLogUnreadUntilItIsRead() async throws {
-        let fleet = Replicas()
-        let events = RecordingEvents()
-        let shared = SharedCache(store: fleet.store, time: fleet.time, events: events)
-        await shared.subscribed()
-        #expect(events.all == ["invalidation log unread", "invalidation log read"])
-        #expect(shared.knowsHistory)
-    }
-
     /// A message missed before the log is read may have invalidated anything, everything
     /// included: the shared cache is neither read nor written until then.
     @Test func beforeTheLogIsReadTheSharedCacheIsNotUsed() async throws {

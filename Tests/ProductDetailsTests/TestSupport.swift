@@ -90,7 +90,6 @@ final class RecordingEvents: ServiceEvents {
     func sharedRead(_ result: SharedReadResult) { record("read \(result.rawValue)") }
     func lease(_ result: LeaseResult) { record("lease \(result.rawValue)") }
     func sharedBreaker(_ state: CircuitBreaker.State) { record("shared breaker \(state.label)") }
-    func invalidationLogRead(_ read: Bool) { record("invalidation log \(read ? "read" : "unread")") }
 }
 
 /// A time source whose sleeps return at once after moving time forward by the requested amount,

@@ -43,9 +43,9 @@ final class FleetRuntime: Sendable {
             redis: client, keys: keys, leaseDuration: settings.leaseDuration,
             generationLifetime: max(.seconds(60), longestPage * 2))
         shared = SharedCache(store: store, settings: settings, time: time, events: telemetry)
+        telemetry.metrics.readInvalidationLog(of: shared)
         subscription = SubscriptionBox()
         telemetry.metrics.subscription(active: false)
-        telemetry.metrics.invalidationLog(read: false)
     }
 
     /// Connects, and subscribes on `loop` with `service` forgetting what the fleet invalidates.

@@ -18,7 +18,6 @@ final class SharedCacheMetrics: Sendable {
     private let received: [String: Counter]
     private let flushes: [String: Counter]
     private let subscriberConnected: Gauge
-    private let invalidationLogRead: Gauge
     private let reconnects: [String: Counter]
     private let redirects: [String: Counter]
     private let refreshes: [String: Counter]
@@ -52,8 +51,6 @@ final class SharedCacheMetrics: Sendable {
         received = counters("invalidations_received_total", "Invalidations received from the fleet (own ones included), by scope.", "scope", scopes)
         flushes = counters("l1_flushes_total", "Times the whole local cache was dropped, by reason.", "reason", ["invalidated", "resubscribed"].map { ($0, $0) })
         subscriberConnected = registry.gauge("redis_subscriber_connected", help: "1 while the invalidation subscription is active, 0 while invalidations may be missed.")
-        invalidationLogRead = registry.gauge(
-            "invalidation_log_read", help: "1 once the fleet's invalidation log was read since the subscription last started; 0 while the shared cache is bypassed for want of it.")
         reconnects = counters("redis_reconnects_total", "Redis connections lost (each is reopened), by connection.", "connection", ["command", "subscriber"].map { ($0, $0) })
         redirects = counters(
             "redis_cluster_redirects_total", "Redis Cluster replies that sent a command elsewhere (moved, ask) or asked for it later (tryagain, clusterdown).",
@@ -83,6 +80,16 @@ final class SharedCacheMetrics: Sendable {
         }
     }
 
+    /// Reads from `shared`, when scraped, whether it has read the fleet's invalidation log since
+    /// its subscription last started. Read, not set by events: two subscriptions in a row would
+    /// otherwise race to set it, and the state is `shared`'s anyway.
+    func readInvalidationLog(of shared: SharedCache) {
+        registry.gauge(
+            "invalidation_log_read",
+            help: "1 once the fleet's invalidation log was read since the subscription last started; 0 while the shared cache is bypassed for want of it."
+        ) { shared.knowsHistory ? 1 : 0 }
+    }
+
     func sharedRead(_ result: SharedReadResult) { reads[result]?.increment() }
     func lease(_ result: LeaseResult) { leases[result]?.increment() }
 
@@ -95,7 +102,6 @@ final class SharedCacheMetrics: Sendable {
     func received(_ scope: InvalidationScope) { received[scope.label]?.increment() }
     func flushed(because reason: String) { flushes[reason]?.increment() }
     func subscription(active: Bool) { subscriberConnected.set(active ? 1 : 0) }
-    func invalidationLog(read: Bool) { invalidationLogRead.set(read ? 1 : 0) }
 
     // MARK: Redis commands and connections
 

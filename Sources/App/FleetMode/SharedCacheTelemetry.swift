@@ -11,8 +11,6 @@ struct SharedCacheTelemetry: ServiceEvents {
     func sharedRead(_ result: SharedReadResult) { metrics.sharedRead(result) }
     func lease(_ result: LeaseResult) { metrics.lease(result) }
 
-    func invalidationLogRead(_ read: Bool) { metrics.invalidationLog(read: read) }
-
     func sharedBreaker(_ state: CircuitBreaker.State) {
         metrics.breaker(state)
         log.breaker(state)

@@ -50,26 +50,20 @@ package final class SharedCache: Sendable {
     /// or its breaker open), unless a later subscription started meanwhile.
     package func subscribed() async {
         let ticket = invalidations.withLock { $0.awaitHistory() }
-        events.invalidationLogRead(false)
         while invalidations.withLock({ $0.subscription == ticket }) {
             let result = await guarded({ deadline async throws(SharedStoreFailure) in
                 try await store.invalidationHistory(deadline: deadline)
             }, deadline: deadline())
             if case .success(let history)? = result {
-                // Told only for the current subscription: a read for an older one is ignored.
-                if invalidations.withLock({ log in
-                    log.apply(history, for: ticket)
-                    return log.subscription == ticket
-                }) {
-                    events.invalidationLogRead(true)
-                }
+                invalidations.withLock { $0.apply(history, for: ticket) }
                 return
             }
             do { try await time.sleep(for: .seconds(1)) } catch { return }
         }
     }
 
-    /// Whether the fleet's invalidation log was read since the last subscription (for tests).
+    /// Whether the fleet's invalidation log was read since the last subscription (the
+    /// `invalidation_log_read` gauge reads it when scraped).
     package var knowsHistory: Bool {
         invalidations.withLock { $0.knownFrom != .max }
     }

@@ -54,14 +54,20 @@ struct RedisClientSendLiveTests {
         await redis.close()
     }
 
-    /// A lone command holds its loop polling without blocking until its reply, which ends the
-    /// hold before the caller hears of it; two in flight hold nothing. The budget is long, so
-    /// only the reply can have ended the polling.
-    @Test func aLoneCommandKeepsItsLoopPollingUntilTheReplyAndTwoDoNot() async throws {
+    /// One loop, discovered, with a busy-poll budget so long that only a reply ends a poll.
+    static func pollingHarness() async throws -> RedisClientHarness {
         var configuration = RedisClientHarness.patientConfiguration
         configuration.busyPoll = .seconds(5)
         let redis = try RedisClientHarness(loops: 1, configuration: configuration)
         await redis.discovered()
+        return redis
+    }
+
+    /// A lone command holds its loop polling without blocking until its reply, which ends the
+    /// hold before the caller hears of it; two in flight hold nothing. The budget is long, so
+    /// only the reply can have ended the polling.
+    @Test func aLoneCommandKeepsItsLoopPollingUntilTheReplyAndTwoDoNot() async throws {
+        let redis = try await Self.pollingHarness()
         let loop = redis.group.loops[0]
         for lone in [true, true, false, true] {
             let (pollingAfterFlush, pollingAtReply) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, [Bool]), Never>) in
@@ -91,10 +97,7 @@ struct RedisClientSendLiveTests {
     /// commands): each reply polled for is reported, though the next command is in flight by the
     /// time the callback returns.
     @Test func aChainOfLoneCommandsReportsEachPolledReply() async throws {
-        var configuration = RedisClientHarness.patientConfiguration
-        configuration.busyPoll = .seconds(5)
-        let redis = try RedisClientHarness(loops: 1, configuration: configuration)
-        await redis.discovered()
+        let redis = try await Self.pollingHarness()
         let loop = redis.group.loops[0]
         let links = 5
         let answered = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
