@@ -12,7 +12,7 @@ struct AdminRoutes {
     /// Fleet mode: invalidations go to every replica.
     let fleet: FleetRuntime?
 
-    func register(in router: inout Router) {
+    func register(in router: inout Router<RequestRecord>) {
         let service = self.service
         let fleet = self.fleet
         let guardian = BearerGuard(token: token)

@@ -9,7 +9,7 @@ enum AppRoutes {
         service: ProductDetailsService, readiness: Readiness, metrics: ServiceMetrics, logger: Logger, adminToken: String?,
         compression: ResponseCompression, surrogateKeyHeader: String? = nil, fleet: FleetRuntime? = nil, time: any TimeSource
     ) -> FrontHandler {
-        var router = Router()
+        var router = Router<RequestRecord>()
         HealthRoutes(readiness: readiness).register(in: &router)
         ProductRoutes(service: service, surrogateKeyHeader: surrogateKeyHeader, compression: compression).register(in: &router)
         AdminRoutes(service: service, token: adminToken, fleet: fleet).register(in: &router)

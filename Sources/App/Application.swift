@@ -108,8 +108,8 @@ package final class Application: Sendable {
             fleet: fleet, time: time)
         let server = HTTPServer(
             group: group, configuration: configuration.server, time: time,
-            answered: { response, request in front.answered(&response, request) },
-            responder: { request, context in front.respond(to: &request, context: &context) })
+            answered: AnsweredRequest.observer { response, request in front.answered(&response, request) },
+            responder: ProductContext.responder { request, context in front.respond(to: &request, context: &context) })
         metrics.observe(logWriter: logger.writer)
         metrics.observe(edgeTriggeredPolling: configuration.server.edgeTriggeredPolling)
         metrics.observe(service: service, server: server, client: client)

@@ -7,7 +7,7 @@ import Timekeeping
 /// passes (``answered(_:_:)``, the server's answer observer): its request id, the request
 /// metrics and the request's log line, whoever gave the answer.
 struct FrontHandler: Sendable {
-    let router: Router
+    let router: Router<RequestRecord>
     let metrics: ServiceMetrics
     let logger: Logger
     /// The application's time line (the rejection lines' window).
@@ -21,7 +21,7 @@ struct FrontHandler: Sendable {
     /// find the request's record in the context (`context.record`), which deferred work always
     /// has: its upstream calls take the record's id and trace, and the loads it starts report
     /// their work to it (``LoadObserver``).
-    func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
+    func respond(to request: inout HTTPRequest, context: inout ProductContext) -> ResponderAnswer {
         // Only a log line needs the id as text at once; else `answered` writes it into the
         // answer's fields, unless the request waits (its upstream calls carry the id).
         let record = logger.logsRequests ? RequestRecord(requestID: RequestIdentity.identify(request), trace: Self.trace(of: request)) : nil
@@ -30,32 +30,32 @@ struct FrontHandler: Sendable {
         let answer: ResponderAnswer
         if let record {
             context.requestID = record.requestID
-            context.annotation = record
+            context.record = record
             answer = router.respond(to: &request, context: &context)
         } else {
             answer = router.respond(to: &request, context: &context)
         }
         // A deferred answer may come without a task, as an immediate one does: its route
         // attaches the record only if it hands the request to a task (``attachRecord``).
-        guard case .later = answer, record == nil else { return answer }
+        guard case .waiting = answer, record == nil else { return answer }
         Self.attachRecord(to: &context, for: request)
         return answer
     }
 
     /// Gives a request that goes on in a task its record (unless it has one): its upstream
     /// calls carry the record's id and trace, and its loads report their work to it.
-    static func attachRecord(to context: inout RequestContext, for request: HTTPRequest) {
+    static func attachRecord(to context: inout ProductContext, for request: HTTPRequest) {
         guard context.record == nil else { return }
         if context.requestID.isEmpty { context.requestID = RequestIdentity.identify(request) }
-        context.annotation = RequestRecord(requestID: context.requestID, trace: trace(of: request))
+        context.record = RequestRecord(requestID: context.requestID, trace: trace(of: request))
     }
 
     /// Every answer the server writes: adds the request id, counts it, writes its line. In place:
     /// a copy of the response would share its field block, and adding a field would copy it.
-    func answered(_ response: inout HTTPResponse, _ request: AnsweredRequest) {
+    func answered(_ response: inout HTTPResponse, _ request: AnsweredRequest<RequestRecord>) {
         let status = response.status.code
         let record = request.context.record
-        let route = request.context.route.isEmpty ? Router.unmatched : request.context.route
+        let route = request.context.route.isEmpty ? RequestContext.unmatchedRoute : request.context.route
         let method = request.head?.method.rawValue ?? "other"
         let duration = request.context.receivedAt.duration(to: .now)
         metrics.request(on: request.context.loop, route: route, method: method, status: status, duration: duration)
@@ -94,7 +94,7 @@ struct FrontHandler: Sendable {
     /// array made, for an ordinary answer).
     /// Built apart from `answered`: as one function the release build's optimizer crashed on it
     /// (Swift 6.3.1).
-    static func lineFields(record: RequestRecord?, source: AnsweredRequest.Source, level: Logger.Level, heldBack: Int) -> [(String, String)] {
+    static func lineFields(record: RequestRecord?, source: AnswerSource, level: Logger.Level, heldBack: Int) -> [(String, String)] {
         var fields: [(String, String)] = []
         if source != .responder { fields.append(("answeredBy", name(of: source))) }
         if let detail = record?.cacheDetail { fields.append(("cacheDetail", detail)) }
@@ -121,16 +121,16 @@ struct FrontHandler: Sendable {
     }
 
     /// Refusals a client brings about by itself, before any route: their lines are rate-limited.
-    static func isClientRejection(_ source: AnsweredRequest.Source, route: String, status: Int) -> Bool {
+    static func isClientRejection(_ source: AnswerSource, route: String, status: Int) -> Bool {
         switch source {
         case .malformedRequest, .readTimeout: true
-        case .responder: route == Router.unmatched && (400..<500).contains(status)
+        case .responder: route == RequestContext.unmatchedRoute && (400..<500).contains(status)
         case .overload, .shutdown: false
         }
     }
 
     /// Why the server itself answered a 5xx.
-    static func cause(of source: AnsweredRequest.Source) -> [(String, String)] {
+    static func cause(of source: AnswerSource) -> [(String, String)] {
         switch source {
         case .overload: [("cause", "MAX_INFLIGHT_REQUESTS reached")]
         case .shutdown: [("cause", "shutdown grace period ended")]
@@ -138,7 +138,7 @@ struct FrontHandler: Sendable {
         }
     }
 
-    static func name(of source: AnsweredRequest.Source) -> String {
+    static func name(of source: AnswerSource) -> String {
         switch source {
         case .responder: "route"
         case .overload: "overload"

@@ -5,7 +5,7 @@ import HTTPServer
 struct HealthRoutes {
     let readiness: Readiness
 
-    func register(in router: inout Router) {
+    func register(in router: inout Router<RequestRecord>) {
         let healthy = HTTPResponse.json(.ok, Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
         router.addImmediate(.get, "/healthz") { _, _ in healthy }
         let readiness = self.readiness

@@ -9,7 +9,7 @@ struct MetricsRoutes {
     /// Gzips the exposition for a scraper that accepts it (Prometheus does).
     let compression: ResponseCompression
 
-    func register(in router: inout Router) {
+    func register(in router: inout Router<RequestRecord>) {
         let registries = self.registries
         let compression = self.compression
         router.addImmediate(.get, "/metrics") { request, _ in

@@ -13,7 +13,7 @@ struct ProductRoutes {
     /// Gzips a batch on the fly for a client that accepts it (a page's variant is stored).
     let compression: ResponseCompression
 
-    func register(in router: inout Router) {
+    func register(in router: inout Router<RequestRecord>) {
         let service = self.service
         let surrogateKeyHeader = self.surrogateKeyHeader
         let compression = self.compression
@@ -73,7 +73,7 @@ struct ProductRoutes {
     }
 
     /// Hands a deferred page request to a task, with the record a task's request has.
-    static func later(_ promise: AnswerPromise, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
+    static func later(_ promise: AttachedPromise<RequestRecord>, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
         // Abandoned (the client left): no record to make for a task that will not run.
         guard !promise.isKept else { return }
         FrontHandler.attachRecord(to: &promise.context, for: promise.request)
@@ -81,7 +81,7 @@ struct ProductRoutes {
     }
 
     /// The rest of a page request whose cache look-up found nothing fresh, in a task.
-    static func handler(after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) -> RouteHandler {
+    static func handler(after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) -> @Sendable (HTTPRequest, ProductContext) async -> HTTPResponse {
         { request, context in
             let record = context.record
             do throws(ProductDetailsError) {

@@ -3,10 +3,10 @@ import ProductDetails
 import Synchronization
 
 /// What the domain did for one request, gathered for its log line: the server carries it as the
-/// request context's annotation from the responder to the answer observer (read back as
-/// `context.record`), and the domain tells it of the upstream work of the loads the request
-/// starts (``LoadObserver``); a request that joined another's load records no upstream work of
-/// its own.
+/// request context's attachment from the responder to the deferred work and the answer observer
+/// (`context.record`, typed: ``ProductContext``), and the domain tells it of the upstream work of
+/// the loads the request starts (``LoadObserver``); a request that joined another's load records
+/// no upstream work of its own.
 final class RequestRecord: LoadObserver {
     /// The id the request is known by upstream, in its answer and in its log line.
     let requestID: String

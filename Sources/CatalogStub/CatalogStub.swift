@@ -21,7 +21,7 @@ package final class CatalogStub: Sendable {
         self.configuration = configuration
         catalog = Catalog(size: configuration.catalogSize, seed: configuration.seed)
         let responder = StubResponder(catalog: catalog, defaultFaults: configuration.defaultFaults, seed: configuration.seed)
-        var router = Router()
+        var router = Router<StubExchange>()
         responder.register(in: &router)
         let routes = router
         var serverConfiguration = ServerConfiguration()
@@ -30,12 +30,12 @@ package final class CatalogStub: Sendable {
         serverConfiguration.edgeTriggeredPolling = configuration.edgeTriggeredPolling
         server = HTTPServer(
             group: group, configuration: serverConfiguration,
-            resetAfterBodyBytes: { ($0.annotation as? StubExchange)?.resetAfterBodyBytes }
-        ) { request, context in
-            // The exchange the fault hook reads back when the answer is written.
-            context.annotation = StubExchange()
-            return routes.respond(to: &request, context: &context)
-        }
+            resetAfterBodyBytes: AttachedContext<StubExchange>.reading { $0.attachment?.resetAfterBodyBytes },
+            responder: AttachedContext.responder { request, context in
+                // The exchange the fault hook reads back when the answer is written.
+                context.attachment = StubExchange()
+                return routes.respond(to: &request, context: &context)
+            })
         responder.attach(server)
         self.responder = responder
     }

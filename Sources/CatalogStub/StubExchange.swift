@@ -1,5 +1,5 @@
 /// What the stub decides about one exchange beyond its answer, attached to the request's context
-/// (`RequestContext.annotation`) and read back by the server's fault hook when the answer is
+/// (its `attachment`) and read back by the server's fault hook when the answer is
 /// written: the fault stays in the stub, not in the server's types.
 ///
 /// `@unchecked Sendable`: `resetAfterBodyBytes` is written by the request's handler task before

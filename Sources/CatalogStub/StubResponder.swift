@@ -42,7 +42,7 @@ final class StubResponder: Sendable {
         counters.snapshot(openConnections: openConnections)
     }
 
-    func register(in router: inout Router) {
+    func register(in router: inout Router<StubExchange>) {
         router.add(.get, "/products/{id}") { [self] request, context in await serve(.product, request, context) }
         router.add(.get, "/products/{id}/reviews") { [self] request, context in await serve(.reviews, request, context) }
         router.add(.get, "/products/{id}/suggested") { [self] request, context in await serve(.suggested, request, context) }
@@ -139,7 +139,7 @@ final class StubResponder: Sendable {
 
     // MARK: Upstream routes
 
-    private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {
+    private func serve(_ route: StubRoute, _ request: HTTPRequest, _ context: AttachedContext<StubExchange>) async -> HTTPResponse {
         counters.received(route)
         if let id = request.headers["X-Request-ID"] { requestIDs.record(id) }
         traceHeaders.record(StubTraceHeaders(
@@ -181,7 +181,7 @@ final class StubResponder: Sendable {
         }
         let response = HTTPResponse.json(.ok, body)
         if plan.resetMidBody {
-            (context.annotation as? StubExchange)?.resetAfterBodyBytes = body.count / 2
+            context.attachment?.resetAfterBodyBytes = body.count / 2
         }
         if Task.isCancelled { return abandoned(route) }
         return response

@@ -1,9 +1,10 @@
 /// A request method token (RFC 9110 §9). Methods are case-sensitive, so the raw
-/// value is kept exactly as received; the common ones are offered as constants.
-package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    package let rawValue: String
+/// value is kept exactly as received; the common ones are offered as constants. `public` because
+/// the router's typed entry points (`@inlinable public`, see `AttachedContext`) take one.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
 
-    package init(rawValue: String) {
+    public init(rawValue: String) {
         self.rawValue = rawValue
     }
 
@@ -17,5 +18,5 @@ package struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringCon
     package static let trace = HTTPMethod(rawValue: "TRACE")
     package static let connect = HTTPMethod(rawValue: "CONNECT")
 
-    package var description: String { rawValue }
+    public var description: String { rawValue }
 }

@@ -1,6 +1,7 @@
 /// A parsed request head with the protocol decisions (persistence, 100-continue,
 /// body framing) already made, so the server does not re-derive them from headers.
-package struct HTTPRequestHead: Sendable, Equatable {
+/// `public` (its members `package`): the typed entry points (`HTTPServer.AttachedContext`) name it.
+public struct HTTPRequestHead: Sendable, Equatable {
     package var method: HTTPMethod
     /// The request-target exactly as sent.
     package var target: String

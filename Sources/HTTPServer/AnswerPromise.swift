@@ -1,4 +1,4 @@
-/// The answer a ``ResponderAnswer/deferred(_:)`` request is owed, kept once: by ``answer(_:)``
+/// The answer a ``ResponderAnswer/promised(_:)`` request is owed, kept once: by ``answer(_:)``
 /// from a callback on the connection's loop, or by ``later(_:)``, which hands the rest to a task
 /// as ``ResponderAnswer/later(_:)`` does. A second keeping is ignored, so a callback that fires
 /// late cannot answer a request twice, nor the next request on the connection.
@@ -8,12 +8,13 @@
 /// there, and the callbacks that keep it run there); one made by
 /// ``answer(of:request:context:)`` (no socket) is touched by the caller's thread while `start`
 /// runs and then by the one callback that keeps it.
-package final class AnswerPromise: @unchecked Sendable {
+/// `public` (its members internal): ``AttachedPromise``, its typed view, holds one.
+public final class AnswerPromise: @unchecked Sendable {
     /// The request and its context as the responder left them: what a task started by
-    /// ``later(_:)`` is given. The context may be filled in before (a request id, an annotation
+    /// ``later(_:)`` is given. The context may be filled in before (a request id, an attachment
     /// only the task needs); the answer's observer then sees it as the task left it.
-    package let request: HTTPRequest
-    package var context: RequestContext
+    @usableFromInline let request: HTTPRequest
+    @usableFromInline var context: RequestContext
     private var sink: Sink?
     /// What stops the work that would keep the promise, once no one waits for it.
     private var cancel: (() -> Void)?
@@ -37,11 +38,11 @@ package final class AnswerPromise: @unchecked Sendable {
 
     /// Whether the promise was kept (answered, or handed to a task) or abandoned: keeping it
     /// now does nothing.
-    package var isKept: Bool { sink == nil }
+    @usableFromInline var isKept: Bool { sink == nil }
 
     /// Gives `cancel`, to be run (on the loop) if the request is abandoned before the promise
     /// is kept: the client left, or a shutdown answered for it. Dropped once the promise is kept.
-    package func whenAbandoned(_ cancel: @escaping () -> Void) {
+    @usableFromInline func whenAbandoned(_ cancel: @escaping () -> Void) {
         guard sink != nil else { return }
         self.cancel = cancel
     }
@@ -53,7 +54,7 @@ package final class AnswerPromise: @unchecked Sendable {
     }
 
     /// Answers the request with `response`; on a connection, call it on the connection's loop.
-    package func answer(_ response: HTTPResponse) {
+    @usableFromInline func answer(_ response: HTTPResponse) {
         cancel = nil
         switch sink.take() {
         case .connection(let connection)?: connection.handlerAnswered(response)
@@ -64,7 +65,7 @@ package final class AnswerPromise: @unchecked Sendable {
 
     /// Runs `handler` in a task preferring the connection's loop, as a ``ResponderAnswer/later(_:)``
     /// answer would have; its response answers the request.
-    package func later(_ handler: @escaping RouteHandler) {
+    @usableFromInline func later(_ handler: @escaping RouteHandler) {
         cancel = nil
         switch sink.take() {
         case .connection(let connection)?:

@@ -107,10 +107,10 @@ final class HTTPConnection {
             // Answered before this returns to the loop, so no timer can fire meanwhile.
             answer(response, to: request.head, context: context, source: .responder)
             return
-        case .later(let handler):
-            waiting = .later(handler)
-        case .deferred(let start):
-            waiting = .deferred(start)
+        case .waiting(let handler):
+            waiting = .waiting(handler)
+        case .promised(let start):
+            waiting = .promised(start)
         }
         guard owner.server.requests.admit(limit: maxInFlightRequests) else {
             // Overloaded: say so at once instead of queueing work that would answer too late.
@@ -124,9 +124,9 @@ final class HTTPConnection {
         switch waiting {
         case .now:
             break
-        case .later(let handler):
+        case .waiting(let handler):
             startHandler(handler, request: request, context: context)
-        case .deferred(let start):
+        case .promised(let start):
             // May be kept before `start` returns: then it is answered as `.now` would be.
             let promise = AnswerPromise(connection: self, request: request, context: context)
             self.promise = promise
@@ -169,12 +169,12 @@ final class HTTPConnection {
     /// Every answer to a parsed request comes here: the observer sees it (also when the client
     /// has gone and nothing is written), then it is written.
     private func answer(
-        _ response: consuming HTTPResponse, to request: HTTPRequestHead, context: RequestContext, source: AnsweredRequest.Source
+        _ response: consuming HTTPResponse, to request: HTTPRequestHead, context: RequestContext, source: AnswerSource
     ) {
         handlerTask = nil
         releaseRequestSlot()
         var response = consume response
-        answerObserver?(&response, AnsweredRequest(head: request, context: context, source: source))
+        answerObserver?(&response, request, context, source)
         guard machine.state == .responding else { return }
         if let cut = resetAfterBodyBytes, let prefix = cut(context) {
             var truncated = response
@@ -261,10 +261,10 @@ final class HTTPConnection {
     /// shutdown ends): observed like any other, then the connection closes. The head is there
     /// when the refusal came after it (a body too large, a bad chunk), so the client's request
     /// id and method are known.
-    private func refuse(_ response: consuming HTTPResponse, source: AnsweredRequest.Source) {
+    private func refuse(_ response: consuming HTTPResponse, source: AnswerSource) {
         var response = consume response
         let head = machine.takeRefusedHead()
-        answerObserver?(&response, AnsweredRequest(head: head, context: RequestContext(loop: loop, receivedAt: .now), source: source))
+        answerObserver?(&response, head, RequestContext(loop: loop, receivedAt: .now), source)
         write(response, method: head?.method ?? .get, version: .http1_1, keepAlive: false)
         closeAfterWriting()
     }
@@ -342,7 +342,7 @@ final class HTTPConnection {
             promise.take()?.abandon()
             releaseRequestSlot()
             var response = Self.cutShortResponse()
-            answerObserver?(&response, AnsweredRequest(head: head, context: context, source: .shutdown))
+            answerObserver?(&response, head, context, .shutdown)
             write(response, method: head.method, version: head.version, keepAlive: false)
             closeAfterWriting()
             return true

@@ -2,7 +2,8 @@ import HTTP1
 
 /// A complete request as a handler sees it: the parsed head, the whole body, and the path
 /// parameters the router matched.
-package struct HTTPRequest: Sendable {
+/// `public` (its members `package`): the typed entry points (`AttachedContext`) name it.
+public struct HTTPRequest: Sendable {
     package var head: HTTPRequestHead
     package var body: [UInt8]
     package var pathParameters: PathParameters

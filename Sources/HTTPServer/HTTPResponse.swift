@@ -2,7 +2,8 @@ import HTTP1
 
 /// What a handler answers. The server adds `Content-Length`, `Date` and `Connection`, and drops
 /// the body of a HEAD answer while keeping its length.
-package struct HTTPResponse: Sendable {
+/// `public` (its members `package`): the typed entry points (`AttachedContext`) name it.
+public struct HTTPResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
     /// More fields, already in wire form, written after `headers`: how hot paths answer.

@@ -37,10 +37,11 @@ package final class HTTPServer: Sendable {
     }
 
     /// A server whose answers a test double may cut short: `resetAfterBodyBytes`, asked with the
-    /// context of each answer (its `annotation`, which the responder filled in), returns after
-    /// how many body bytes to reset the connection instead of writing the rest, or nil.
-    /// The one `public` declaration left: only a public one can be SPI, which keeps this
-    /// initializer out of sight of every module that does not ask for the fault injection.
+    /// context of each answer (its attachment, which the responder filled in: made typed by
+    /// ``AttachedContext/reading(_:)``), returns after how many body bytes to reset the
+    /// connection instead of writing the rest, or nil. `public` because only a public
+    /// declaration can be SPI, which keeps this initializer out of sight of every module that
+    /// does not ask for the fault injection.
     @_spi(FaultInjection)
     public init(
         group: EventLoopGroup, configuration: ServerConfiguration, time: (any TimeSource)? = nil,

@@ -1,8 +1,58 @@
 import HTTP1
 
-/// An immutable routing trie over path segments. `{name}` segments capture one segment.
-/// HEAD is served by the GET handler when no HEAD route is registered.
-package struct Router: Sendable {
+/// A server's routes, typed for the application's attachment: every route sees the request's
+/// context as an ``AttachedContext`` of the same `Attachment` as the front handler that asks
+/// the router. HEAD is served by the GET handler when no HEAD route is registered.
+///
+/// Its methods only wrap the routes' closures for the untyped ``RouteSet`` that matches paths;
+/// `@inlinable public`, they are specialized where the application registers its routes.
+public struct Router<Attachment: AnyObject & Sendable>: Sendable {
+    @usableFromInline var routes = RouteSet()
+
+    @inlinable public init() {}
+
+    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`): its answer needs
+    /// waiting, so it runs in a task.
+    @inlinable public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, AttachedContext<Attachment>) async -> HTTPResponse
+    ) {
+        // Made once here: the route answers every request with the same deferred handler.
+        let later = ResponderAnswer.later(handler)
+        routes.add(method, pattern, responder: { _, _ in later })
+    }
+
+    /// Registers a handler that never waits: it answers on the loop thread, with no task.
+    @inlinable public mutating func addImmediate(
+        _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, AttachedContext<Attachment>) -> HTTPResponse
+    ) {
+        routes.add(method, pattern, responder: { request, context in AttachedContext.withAttached(&context) { .now(handler(request, $0)) } })
+    }
+
+    /// Registers `responder` for `method` on `pattern`: asked on the loop thread, it answers at
+    /// once when it can (a cached page) or defers to work that waits.
+    @inlinable public mutating func add(
+        _ method: HTTPMethod, _ pattern: String,
+        responder: @escaping @Sendable (HTTPRequest, AttachedContext<Attachment>) -> ResponderAnswer
+    ) {
+        routes.add(method, pattern, responder: { request, context in AttachedContext.withAttached(&context) { responder(request, $0) } })
+    }
+
+    package func match(method: HTTPMethod, path: String) -> RouteSet.Match {
+        routes.match(method: method, path: path)
+    }
+
+    /// Asks the route for `request`: binds its path parameters and the context's route in place
+    /// (copied by nobody); a `404` or `405` problem (route ``RequestContext/unmatchedRoute``) at
+    /// once.
+    @inlinable public func respond(to request: inout HTTPRequest, context: inout AttachedContext<Attachment>) -> ResponderAnswer {
+        routes.respond(to: &request, context: &context.core)
+    }
+}
+
+/// The routes of a ``Router``, untyped: an immutable routing trie over path segments, where
+/// `{name}` segments capture one segment.
+@usableFromInline
+package struct RouteSet: Sendable {
     private var root = RouteNode()
     /// `root` flattened for lookups, rebuilt by every `add` (routes are added at start-up).
     private var table = RouteTable(RouteNode())
@@ -14,32 +64,15 @@ package struct Router: Sendable {
         case notFound
     }
 
-    package init() {}
+    @usableFromInline init() {}
 
-    /// Registers `handler` for `method` on `pattern` (e.g. `/products/{id}`): its answer needs
-    /// waiting, so it runs in a task.
-    package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
-        // Made once here: the route answers every request with the same deferred handler.
-        let later = ResponderAnswer.later(handler)
-        add(method, pattern, responder: { _, _ in later })
-    }
-
-    /// Registers a handler that never waits: it answers on the loop thread, with no task.
-    package mutating func addImmediate(
-        _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
-    ) {
-        add(method, pattern, responder: { .now(handler($0, $1)) })
-    }
-
-    /// Registers `responder` for `method` on `pattern`: asked on the loop thread, it answers at
-    /// once when it can (a cached page) or defers to work that waits.
-    package mutating func add(_ method: HTTPMethod, _ pattern: String, responder: @escaping RouteResponder) {
+    @usableFromInline mutating func add(_ method: HTTPMethod, _ pattern: String, responder: @escaping RouteResponder) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         root.insert(ArraySlice(segments), method: method, route: Route(pattern: pattern, responder: responder))
         table = RouteTable(root)
     }
 
-    package func match(method: HTTPMethod, path: String) -> Match {
+    func match(method: HTTPMethod, path: String) -> Match {
         switch lookup(method: method, path: path) {
         case .route(let route, let parameters):
             return .found(parameters: parameters, pattern: route.pattern)
@@ -50,22 +83,19 @@ package struct Router: Sendable {
         }
     }
 
-    /// The server's ``Responder`` for these routes: binds the request's path parameters and the
-    /// context's route in place (copied by nobody) and asks the route; a `404` or `405` problem
-    /// (route ``unmatched``) at once.
-    package func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
+    @usableFromInline func respond(to request: inout HTTPRequest, context: inout RequestContext) -> ResponderAnswer {
         switch lookup(method: request.method, path: request.path) {
         case .route(let route, let parameters):
             request.pathParameters = parameters
             context.route = route.pattern
-            return route.responder(request, context)
+            return route.responder(request, &context)
         case .otherMethods(let table):
-            context.route = Self.unmatched
+            context.route = RequestContext.unmatchedRoute
             let methods = Self.allowedMethods(table).map(\.rawValue).joined(separator: ", ")
             return .now(ProblemDetails(status: .methodNotAllowed, detail: "Allowed methods: \(methods).")
                 .response(headers: ["Allow": methods]))
         case .none:
-            context.route = Self.unmatched
+            context.route = RequestContext.unmatchedRoute
             return .now(ProblemDetails(status: .notFound, detail: "No resource at this path.").response())
         }
     }
@@ -91,13 +121,11 @@ package struct Router: Sendable {
         if allow.contains(.get) { allow.insert(.head) }
         return allow.sorted { $0.rawValue < $1.rawValue }
     }
-
-    /// The route label of requests no route matched.
-    package static let unmatched = "unmatched"
 }
 
-/// A route's responder: an answer now, or the work that waits for it (``ResponderAnswer``).
-package typealias RouteResponder = @Sendable (HTTPRequest, RequestContext) -> ResponderAnswer
+/// A route's responder, untyped: an answer now, or the work that waits for it.
+@usableFromInline
+typealias RouteResponder = @Sendable (HTTPRequest, inout RequestContext) -> ResponderAnswer
 
 struct Route: Sendable {
     let pattern: String

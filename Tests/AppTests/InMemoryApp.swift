@@ -123,11 +123,11 @@ struct InMemoryApp {
             return head
         }
         var request = HTTPRequest(head: head, body: body)
-        var context = RequestContext(loop: loop, receivedAt: .now)
+        var context = ProductContext(loop: loop, receivedAt: .now)
         let answer = front.respond(to: &request, context: &context)
         let immediate = if case .now = answer { true } else { false }
-        var response = await answer.response(to: request, context: &context)
-        front.answered(&response, AnsweredRequest(head: request.head, context: context, source: .responder))
+        var response = await answer.response(to: request, context: &context.core)
+        front.answered(&response, AnsweredRequest(head: request.head, attached: context, source: .responder))
         return Answer(response: response, immediate: immediate)
     }
 

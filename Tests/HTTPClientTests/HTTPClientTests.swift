@@ -329,7 +329,7 @@ private func clientWithSmallPools(loops: Int = 1, connections: Int) throws -> (E
 }
 
 /// `GET /held/{n}`: answers `n` once `release` opens; `arrived` runs as each request comes in.
-private func addHeldRoute(_ router: inout Router, until release: Gate, arrived: @escaping @Sendable () -> Void = {}) {
+private func addHeldRoute(_ router: inout TestRouter, until release: Gate, arrived: @escaping @Sendable () -> Void = {}) {
     router.add(.get, "/held/{n}") { request, _ in
         arrived()
         await release.wait()
@@ -338,7 +338,7 @@ private func addHeldRoute(_ router: inout Router, until release: Gate, arrived: 
 }
 
 /// `GET /hang`: an upstream that never answers.
-private func addHangingRoute(_ router: inout Router) {
+private func addHangingRoute(_ router: inout TestRouter) {
     router.add(.get, "/hang") { _, _ in
         await Gate().wait()
         return .text(.ok, "never")

@@ -13,7 +13,7 @@ import Timekeeping
 struct DeferredAnswerTests {
     /// The promises `/hold` keeps back, and how many of them were abandoned.
     final class Held: Sendable {
-        let promises = Locked<[AnswerPromise]>([])
+        let promises = Locked<[AttachedPromise<NoAttachment>]>([])
         let abandoned = Atomic<Int>(0)
 
         /// Answers every held promise on its loop with `text`.
@@ -24,13 +24,13 @@ struct DeferredAnswerTests {
         }
     }
 
-    static func routes(_ held: Held) -> (inout Router) -> Void {
+    static func routes(_ held: Held) -> (inout TestRouter) -> Void {
         { router in
             router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
             router.add(.get, "/deferred/{how}/{n}", responder: { request, _ in
                 let n = request.pathParameters["n"] ?? ""
                 let how = request.pathParameters["how"]
-                return .deferred { promise in
+                return .deferred { (promise: AttachedPromise<NoAttachment>) in
                     switch how {
                     case "at-once":
                         promise.answer(.text(.ok, "at once \(n)"))
@@ -47,14 +47,14 @@ struct DeferredAnswerTests {
             })
             router.add(.get, "/twice/{n}", responder: { request, _ in
                 let n = request.pathParameters["n"] ?? ""
-                return .deferred { promise in
+                return .deferred { (promise: AttachedPromise<NoAttachment>) in
                     promise.answer(.text(.ok, "first \(n)"))
                     // Kept again a turn later: by then the next request may be waiting.
                     _ = promise.context.loop.execute { promise.answer(.text(.ok, "second \(n)")) }
                 }
             })
             router.add(.get, "/hold", responder: { _, _ in
-                .deferred { promise in
+                .deferred { (promise: AttachedPromise<NoAttachment>) in
                     promise.whenAbandoned { held.abandoned.add(1, ordering: .relaxed) }
                     held.promises.withLock { $0.append(promise) }
                 }
@@ -122,7 +122,7 @@ struct DeferredAnswerTests {
     /// observer sees one answer.
     @Test func graceExpiryAnswersAHeldDeferredRequest503AndAbandonsItsPromise() async throws {
         let held = Held()
-        let observed = Locked<[(Int, AnsweredRequest.Source)]>([])
+        let observed = Locked<[(Int, AnswerSource)]>([])
         let time = ManualTimeSource()
         try await withServer(loops: 1, time: time, routes: Self.routes(held), answered: { response, request in
             observed.withLock { $0.append((response.status.code, request.source)) }

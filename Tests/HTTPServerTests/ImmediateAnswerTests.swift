@@ -7,7 +7,7 @@ import TestSupport
 /// requests that need one.
 @Suite("Immediate answers over real sockets")
 struct ImmediateAnswerTests {
-    static func routes(_ router: inout Router) {
+    static func routes(_ router: inout TestRouter) {
         router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
         router.add(.get, "/later/{n}") { request, _ in
             await Task.yield()
@@ -15,7 +15,7 @@ struct ImmediateAnswerTests {
         }
         router.add(.get, "/maybe/{n}", responder: { request, context in
             guard request.pathParameters["n"] == "cached" else {
-                return .later { _, context in .text(.ok, "async on \(context.route)") }
+                return .later { (_, context: TestContext) in .text(.ok, "async on \(context.route)") }
             }
             return .now(.text(.ok, "immediate on \(context.route)"))
         })

@@ -6,8 +6,8 @@ import TestSupport
 
 @Suite("Router")
 struct RouterTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> TestRouter {
+        var router = TestRouter()
         router.add(.get, "/products/{id}") { _, _ in .text(.ok, "one") }
         router.add(.get, "/products") { _, _ in .text(.ok, "batch") }
         router.add(.get, "/products/special") { _, _ in .text(.ok, "literal") }
@@ -57,11 +57,11 @@ struct RouterTests {
 
 @Suite("Router as the server's responder")
 struct RouterResponderTests {
-    static let router: Router = {
-        var router = Router()
+    static let router: TestRouter = {
+        var router = TestRouter()
         router.addImmediate(.get, "/now/{n}") { request, _ in .text(.ok, "now " + (request.pathParameters["n"] ?? "")) }
         router.add(.get, "/maybe/{n}", responder: { request, _ in
-            request.pathParameters["n"] == "cached" ? .now(.text(.ok, "immediate")) : .later { _, _ in .text(.ok, "async") }
+            request.pathParameters["n"] == "cached" ? .now(.text(.ok, "immediate")) : .later { (_, _: TestContext) in .text(.ok, "async") }
         })
         router.add(.get, "/later") { _, _ in .text(.ok, "later") }
         return router
@@ -72,11 +72,11 @@ struct RouterResponderTests {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let head = HTTPRequestHead(method: method, target: path, path: path, version: .http1_1, headers: ["Host": "t"])
-        var context = RequestContext(loop: group.loops[0], receivedAt: .now)
+        var context = TestContext(loop: group.loops[0], receivedAt: .now)
         var request = HTTPRequest(head: head)
         let answer = router.respond(to: &request, context: &context)
         let when = if case .now = answer { "now" } else { "later" }
-        let response = await answer.response(to: request, context: &context)
+        let response = await answer.response(to: request, context: &context.core)
         return "\(when) \(response.status.code) \(context.route) " + String(decoding: response.body, as: UTF8.self).prefix(9)
     }
 
@@ -96,13 +96,13 @@ struct RouterResponderTests {
     }
 
     @Test func aDeferredRouteSeesItsOwnParameters() async throws {
-        var router = Router()
+        var router = TestRouter()
         router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        var context = RequestContext(loop: group.loops[0], receivedAt: .now)
+        var context = TestContext(loop: group.loops[0], receivedAt: .now)
         var request = HTTPRequest(head: HTTPRequestHead(method: .get, target: "/echo/hi", path: "/echo/hi", version: .http1_1, headers: ["Host": "t"]))
-        let response = await router.respond(to: &request, context: &context).response(to: request, context: &context)
+        let response = await router.respond(to: &request, context: &context).response(to: request, context: &context.core)
         #expect(response.body == Array("hi".utf8))
     }
 }

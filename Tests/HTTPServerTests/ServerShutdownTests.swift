@@ -17,7 +17,7 @@ struct ServerShutdownTests {
     }()
 
     /// `GET /slow` opens `started`, then answers `text` once `mayFinish` opens.
-    static func slowRoute(_ router: inout Router, started: Gate, mayFinish: Gate, text: String) {
+    static func slowRoute(_ router: inout TestRouter, started: Gate, mayFinish: Gate, text: String) {
         router.add(.get, "/slow") { _, _ in
             started.open()
             await mayFinish.wait()
@@ -29,15 +29,15 @@ struct ServerShutdownTests {
         let handlerStarted = Gate()
         let handlerMayFinish = Gate()
         let configuration = Self.loopback
-        var router = Router()
+        var router = TestRouter()
         Self.slowRoute(&router, started: handlerStarted, mayFinish: handlerMayFinish, text: "finished")
         router.add(.get, "/ready") { _, _ in .text(.ok, "ready") }
         let routes = router
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
-        let server = HTTPServer(group: group, configuration: configuration) { request, context in
+        let server = HTTPServer(group: group, configuration: configuration, responder: AttachedContext.responder { request, context in
             routes.respond(to: &request, context: &context)
-        }
+        })
         let port = try await server.start()
 
         let busy = try await RawClient.connect(port: port)
@@ -66,16 +66,16 @@ struct ServerShutdownTests {
     @Test func aHandlerOutlivingItsLoopsEndsQuietly() async throws {
         let handlerStarted = Gate()
         let handlerMayFinish = Gate()
-        var router = Router()
+        var router = TestRouter()
         Self.slowRoute(&router, started: handlerStarted, mayFinish: handlerMayFinish, text: "too late")
         let routes = router
         let group = try EventLoopGroup(loopCount: 1)
         let handlerReturned = Gate()
         let server = HTTPServer(group: group, configuration: Self.loopback) { _, _ in
-            .later { request, context in
+            .later { (request, context: TestContext) in
                 var request = request
                 var context = context
-                let response = await routes.respond(to: &request, context: &context).response(to: request, context: &context)
+                let response = await routes.respond(to: &request, context: &context).response(to: request, context: &context.core)
                 handlerReturned.open()
                 return response
             }
@@ -103,7 +103,7 @@ struct ServerShutdownTests {
     /// (not the handler's late one too). The grace period passes on the server's time line.
     @Test func graceExpiryAnswersWhatIsLeft503AndClosesIt() async throws {
         let handlerStarted = Gate()
-        let observed = Locked<[(Int, AnsweredRequest.Source)]>([])
+        let observed = Locked<[(Int, AnswerSource)]>([])
         let time = ManualTimeSource()
         try await withServer(time: time, routes: { router in
             router.add(.get, "/forever") { _, _ in
@@ -138,7 +138,7 @@ struct ServerShutdownTests {
     /// A request still arriving when the grace period ends (here its body) gets the same 503,
     /// with its request's head when that is in; it was closed with no answer.
     @Test func graceExpiryAnswersARequestStillArriving503() async throws {
-        let observed = Locked<[(Int, String?, AnsweredRequest.Source)]>([])
+        let observed = Locked<[(Int, String?, AnswerSource)]>([])
         let time = ManualTimeSource()
         try await withServer(time: time, routes: standardRoutes, answered: { response, request in
             observed.withLock { $0.append((response.status.code, request.head?.path, request.source)) }

@@ -38,22 +38,23 @@ package func withServer(
     configure: (inout ServerConfiguration) -> Void = { _ in },
     loops: Int = 2,
     time: (any TimeSource)? = nil,
-    routes: (inout Router) -> Void,
-    answered: AnswerObserver? = nil,
+    routes: (inout TestRouter) -> Void,
+    answered: (@Sendable (inout HTTPResponse, AnsweredRequest<NoAttachment>) -> Void)? = nil,
     _ body: (HTTPServer, Int) async throws -> Void
 ) async throws {
     var configuration = ServerConfiguration()
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configure(&configuration)
-    var router = Router()
+    var router = TestRouter()
     routes(&router)
     let frozen = router
     let group = try EventLoopGroup(loopCount: loops)
     // Routes registered with an immediate handler answer on the loop thread, as in the app.
     let server = HTTPServer(
         group: group, configuration: configuration, time: time,
-        answered: answered, responder: { request, context in frozen.respond(to: &request, context: &context) })
+        answered: answered.map(AnsweredRequest.observer),
+        responder: AttachedContext.responder { request, context in frozen.respond(to: &request, context: &context) })
     let port = try await server.start()
     do {
         try await body(server, port)
@@ -67,7 +68,7 @@ package func withServer(
 }
 
 /// Routes most tests share.
-package func standardRoutes(_ router: inout Router) {
+package func standardRoutes(_ router: inout TestRouter) {
     router.add(.get, "/hello") { _, _ in .text(.ok, "hello") }
     router.add(.get, "/echo/{word}") { request, _ in .text(.ok, request.pathParameters["word"] ?? "") }
     router.add(.post, "/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
@@ -76,3 +77,12 @@ package func standardRoutes(_ router: inout Router) {
         return HTTPResponse(status: .ok, body: (0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
     }
 }
+
+/// What the test servers attach to their requests: nothing.
+package final class NoAttachment: Sendable {}
+
+/// The routes of a test server.
+package typealias TestRouter = Router<NoAttachment>
+
+/// A test server's request context.
+package typealias TestContext = AttachedContext<NoAttachment>

@@ -1,0 +1,13 @@
+import HTTPServer
+
+/// A request's context as the service's routes see it: its attachment is the request's record.
+typealias ProductContext = AttachedContext<RequestRecord>
+
+extension AttachedContext where Attachment == RequestRecord {
+    /// The request's record, which the front handler attached (nil when the request is neither
+    /// logged nor waits).
+    var record: RequestRecord? {
+        get { attachment }
+        set { attachment = newValue }
+    }
+}
