@@ -32,7 +32,7 @@ struct ProductRoutes {
                     let cancel = service.lookInSharedCache(pending) { lookup in
                         switch lookup {
                         case .answered(let answer):
-                            let record = promise.context.record
+                            let record = promise.record
                             record?.answered(from: answer.cache)
                             promise.answer(
                                 Self.response(for: answer, request: promise.request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
@@ -73,7 +73,7 @@ struct ProductRoutes {
     }
 
     /// Hands a deferred page request to a task, with the record a task's request has.
-    static func later(_ promise: AttachedPromise<RequestRecord>, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
+    static func later(_ promise: ProductPromise, after pending: PendingDetail, _ service: ProductDetailsService, _ surrogateKeyHeader: String?) {
         // Abandoned (the client left): no record to make for a task that will not run.
         guard !promise.isKept else { return }
         FrontHandler.attachRecord(to: &promise.context, for: promise.request)

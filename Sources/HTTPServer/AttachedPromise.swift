@@ -17,6 +17,12 @@ public struct AttachedPromise<Attachment: AnyObject & Sendable>: Sendable {
         nonmutating set { promise.context = newValue.core }
     }
 
+    /// What the application attached to the request: `context.attachment`, read without making
+    /// the view (which would copy the context).
+    @inlinable public var attachment: Attachment? {
+        promise.context.attachment as? Attachment
+    }
+
     /// Whether the promise was kept (answered, or handed to a task) or abandoned.
     @inlinable public var isKept: Bool { promise.isKept }
 
