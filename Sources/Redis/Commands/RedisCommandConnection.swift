@@ -17,7 +17,7 @@ final class RedisCommandConnection: @unchecked Sendable {
     private var machine: RedisCommandConnectionStateMachine
     private let socket: RedisSocket
     /// The calls waiting for a reply, by the ID the machine gave them.
-    private var waiters: [RedisRequestID: RedisCall] = [:]
+    private var waiters = RequestTable<RedisCall>()
     private var busyPoll: BusyPollPolicy
     /// This connection holds the loop polling without blocking (one `beginBusyPoll` not ended).
     private var isBusyPolling = false
@@ -58,13 +58,13 @@ final class RedisCommandConnection: @unchecked Sendable {
     /// Files `call` under its ID before performing the actions, which may answer it at once.
     func submit(_ call: RedisCall, request: RedisRequest, deadline: Duration) -> RedisRequestID {
         let (id, actions) = machine.submit(request, deadline: deadline, now: time.now)
-        waiters[id] = call
+        waiters.file(call, under: id)
         perform(actions)
         return id
     }
 
     func cancel(_ id: RedisRequestID) {
-        guard waiters.removeValue(forKey: id) != nil else { return }
+        guard waiters.take(id) != nil else { return }
         perform(machine.cancel(id, now: time.now))
     }
 
@@ -105,9 +105,9 @@ final class RedisCommandConnection: @unchecked Sendable {
             case .armTimer(let instant): socket.armTimer(at: instant)
             case .cancelTimer: socket.cancelTimer()
             case .succeed(let id, let reply):
-                waiters.removeValue(forKey: id)?.finish(.success(reply))
+                waiters.take(id)?.finish(.success(reply))
             case .fail(let id, let error):
-                waiters.removeValue(forKey: id)?.finish(.failure(error))
+                waiters.take(id)?.finish(.failure(error))
             case .connected:
                 ready.store(true, ordering: .relaxed)
                 observer.connectionChanged(.connected(role))

@@ -1,7 +1,7 @@
 /// Names one submitted request in the actions that complete it.
 ///
-/// Assigned by the connection in submission order, so the shell keeps a dictionary from ID to
-/// the waiting caller and never has to invent unique values of its own.
+/// Assigned by the connection in submission order, one after another, so the shell files the
+/// waiting caller under it (``RequestTable``) and never has to invent unique values of its own.
 package struct RedisRequestID: Sendable, Hashable, Comparable, CustomStringConvertible {
     let value: UInt64
 
