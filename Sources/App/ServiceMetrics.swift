@@ -13,16 +13,16 @@ final class ServiceMetrics: ServiceEvents {
     /// Every upstream × outcome, made at start: the attempt path reads it without a lock.
     private let upstreamSeries: [UpstreamSeriesKey: UpstreamSeries]
     private let retries: [UpstreamSeriesKey: Counter]
-    private let cacheResults: [CacheResult: Counter]
+    private let cacheResults: CounterTable<CacheResult>
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
     private let upstreamLoads: Counter
     private let loadCancellations: Counter
     private let loadRefusals: Counter
-    private let evictions: [String: Counter]
+    private let evictions: CounterTable<String>
     private let budgetExhausted: [Upstream: Counter]
     private let breakerTransitions: [UpstreamStateKey: Counter]
-    private let hedges: [HedgeResult: Counter]
+    private let hedges: CounterTable<HedgeResult>
     private let omissions: [OmissionKey: Counter]
     private let invalidations: [String: Counter]
     private let invalidatedProducts: Counter
@@ -31,6 +31,7 @@ final class ServiceMetrics: ServiceEvents {
     let compression: CompressionMetrics
     init(group: EventLoopGroup) {
         requestSeries = LoopLocal(group: group)
+        let registry = self.registry
         compression = CompressionMetrics(registry: registry)
         // Label values known in advance exist at zero from the start (as the breaker, hedge and
         // omission series below): a burst before the first scrape still shows in `rate()`. Only
@@ -52,12 +53,9 @@ final class ServiceMetrics: ServiceEvents {
         }
         self.upstreamSeries = upstreamSeries
         self.retries = retries
-        var cacheResults: [CacheResult: Counter] = [:]
-        for result in CacheResult.allCases {
-            cacheResults[result] = registry.counter(
-                "cache_requests_total", help: "Cache lookups by result.", labels: [("result", result.rawValue)])
-        }
-        self.cacheResults = cacheResults
+        cacheResults = CounterTable(CacheResult.allCases.map { result in
+            (result, registry.counter("cache_requests_total", help: "Cache lookups by result.", labels: [("result", result.rawValue)]))
+        })
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
         loadsStarted = registry.counter(
             "loads_total", help: "Product loads started (in fleet mode, those the shared cache answered too).")
@@ -65,11 +63,9 @@ final class ServiceMetrics: ServiceEvents {
             "upstream_loads_total", help: "Product loads that called the three upstreams (not answered by the shared cache).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
         loadRefusals = registry.counter("load_refusals_total", help: "Loads refused with 503 because MAX_INFLIGHT_LOADS were running.")
-        var evictions: [String: Counter] = [:]
-        for reason in ["capacity", "bytes", "expired"] {
-            evictions[reason] = registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)])
-        }
-        self.evictions = evictions
+        evictions = CounterTable(["capacity", "bytes", "expired"].map { reason in
+            (reason, registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]))
+        })
         var budgetExhausted: [Upstream: Counter] = [:]
         for upstream in Upstream.allCases {
             budgetExhausted[upstream] = registry.counter(
@@ -88,14 +84,12 @@ final class ServiceMetrics: ServiceEvents {
             }
         }
         self.breakerTransitions = breakerTransitions
-        var hedges: [HedgeResult: Counter] = [:]
-        for result in HedgeResult.allCases {
-            // Only the required products call is hedged.
-            hedges[result] = registry.counter(
+        // Only the required products call is hedged.
+        hedges = CounterTable(HedgeResult.allCases.map { result in
+            (result, registry.counter(
                 "upstream_hedges_total", help: "Hedged upstream attempts: sent, won (answered first), lost, refused (budget or breaker).",
-                labels: [("upstream", Upstream.products.rawValue), ("result", result.rawValue)])
-        }
-        self.hedges = hedges
+                labels: [("upstream", Upstream.products.rawValue), ("result", result.rawValue)]))
+        })
         var omissions: [OmissionKey: Counter] = [:]
         for part in DetailPart.allCases {
             for reason in OmissionReason.allCases {
@@ -105,7 +99,6 @@ final class ServiceMetrics: ServiceEvents {
             }
         }
         self.omissions = omissions
-        let registry = self.registry
         invalidations = Dictionary(uniqueKeysWithValues: InvalidationScope.oneOfEachLabel.map { scope in
             (scope.label, registry.counter(
                 "invalidations_total", help: "Invalidations this replica was asked for, by scope (product, bulk, all).",
