@@ -65,42 +65,31 @@ package struct RedisPageStore: SharedPageStore {
 
     /// `MULTI`, `MGET gen page lease`, `PTTL page`, `EXEC`, written straight into one buffer:
     /// no key string and no command value is made for the read every L2 hit is.
+    /// Its fixed parts are literals, appended from their bytes in place: appending an array
+    /// retains it for the call (the test compares the whole with the encoded transaction).
     static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
-        let names = Self.peekedKeys
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
-            Self.multi.count + Self.mget.count + Self.pttl.count + Self.exec.count
-                + names.reduce(0) { $0 + keys.encodedCount(ofKey: $1, of: id) } + keys.encodedCount(ofKey: .page, of: id))
-        bytes.append(contentsOf: Self.multi)
-        bytes.append(contentsOf: Self.mget)
-        for name in names { keys.appendKey(name, of: id, to: &bytes) }
-        bytes.append(contentsOf: Self.pttl)
+            Self.multi.utf8CodeUnitCount + Self.mget.utf8CodeUnitCount + Self.pttl.utf8CodeUnitCount + Self.exec.utf8CodeUnitCount
+                + keys.encodedCount(ofKey: .generation, of: id) + 2 * keys.encodedCount(ofKey: .page, of: id)
+                + keys.encodedCount(ofKey: .lease, of: id))
+        Self.multi.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        Self.mget.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        keys.appendKey(.generation, of: id, to: &bytes)
         keys.appendKey(.page, of: id, to: &bytes)
-        bytes.append(contentsOf: Self.exec)
+        keys.appendKey(.lease, of: id, to: &bytes)
+        Self.pttl.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        keys.appendKey(.page, of: id, to: &bytes)
+        Self.exec.withUTF8Buffer { bytes.append(contentsOf: $0) }
         return .encoded(bytes, leadingReplies: 3, routingKey: .string(keys.hashTag(of: id)))
     }
 
-    private static let peekedKeys: [SharedCacheKeys.ProductKey] = [.generation, .page, .lease]
-    private static let multi = encoded(RESPCommand("MULTI"))
+    private static let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
     /// `MGET` of three keys, without its keys.
-    private static let mget = encoded(header: 4, RESPCommand("MGET"))
+    private static let mget: StaticString = "*4\r\n$4\r\nMGET\r\n"
     /// `PTTL` of one key, without its key.
-    private static let pttl = encoded(header: 2, RESPCommand("PTTL"))
-    private static let exec = encoded(RESPCommand("EXEC"))
-
-    private static func encoded(_ command: RESPCommand) -> [UInt8] {
-        var bytes: [UInt8] = []
-        command.encode(into: &bytes)
-        return bytes
-    }
-
-    /// The header of a command of `arguments` arguments and its name (`command`'s one argument).
-    private static func encoded(header arguments: Int, _ command: RESPCommand) -> [UInt8] {
-        var bytes: [UInt8] = []
-        RESPCommand.appendHeader(arguments: arguments, to: &bytes)
-        RESPCommand.appendArgument(command.arguments[0], to: &bytes)
-        return bytes
-    }
+    private static let pttl: StaticString = "*2\r\n$4\r\nPTTL\r\n"
+    private static let exec: StaticString = "*1\r\n$4\r\nEXEC\r\n"
 
     package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         switch try await read(id: id, page: false, deadline: deadline) {

@@ -68,14 +68,17 @@ package struct SharedCacheKeys: Sendable, Equatable {
     }
 
     private func keyLength(_ id: String, _ name: ProductKey) -> Int {
-        productKeyHead.count + id.utf8.count + name.tail.count
+        productKeyHead.count + id.utf8.count + name.tail.utf8CodeUnitCount
     }
 
-    /// The one layout of a product's keys: `<prefix>{<id>}:<name>`.
+    /// The one layout of a product's keys: `<prefix>{<id>}:<name>`. Appended from views of the
+    /// parts' bytes: appending an array or a string as such retains it for the call.
     private func appendKeyBytes(_ name: ProductKey, of id: String, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: productKeyHead)
-        bytes.append(contentsOf: id.utf8)
-        bytes.append(contentsOf: name.tail)
+        productKeyHead.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+        if id.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: id.utf8)
+        }
+        name.tail.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// The keys each product has.
@@ -83,16 +86,12 @@ package struct SharedCacheKeys: Sendable, Equatable {
         case generation, page, lease
 
         /// What follows the id: `}:` and the key's name.
-        var tail: [UInt8] {
+        var tail: StaticString {
             switch self {
-            case .generation: Self.generationTail
-            case .page: Self.pageTail
-            case .lease: Self.leaseTail
+            case .generation: "}:gen"
+            case .page: "}:page"
+            case .lease: "}:lease"
             }
         }
-
-        private static let generationTail = Array("}:gen".utf8)
-        private static let pageTail = Array("}:page".utf8)
-        private static let leaseTail = Array("}:lease".utf8)
     }
 }
