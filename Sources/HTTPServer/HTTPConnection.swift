@@ -125,10 +125,10 @@ final class HTTPConnection {
         case .now:
             break
         case .waiting(let handler):
-            startHandler(handler, request: request, context: context)
+            startHandler(handler, request: consume request, context: consume context)
         case .promised(let start):
             // May be kept before `start` returns: then it is answered as `.now` would be.
-            let promise = AnswerPromise(connection: self, request: request, context: context)
+            let promise = AnswerPromise(connection: self, request: consume request, context: consume context)
             self.promise = promise
             start(promise)
         }
@@ -145,7 +145,7 @@ final class HTTPConnection {
     }
 
     /// Runs the handler of the request awaiting its answer.
-    private func startHandler(_ handler: @escaping RouteHandler, request: HTTPRequest, context: RequestContext) {
+    private func startHandler(_ handler: @escaping RouteHandler, request: consuming HTTPRequest, context: consuming RequestContext) {
         let bound = LoopBound(self, loop: loop)
         // A plain task preferring the loop: `Task.immediate` (run until the first suspension
         // right here) measured no different on the hot path and needs re-entrancy care.
