@@ -29,8 +29,10 @@ package struct AppConfiguration: Sendable {
     package var demoCatalogSize = 10_000
     /// Fleet mode: the Redis the replicas share; nil runs a single node.
     package var redisURL: RedisURL?
-    /// The versioned prefix of every key and channel in Redis.
-    package var redisKeyPrefix = "pd:v2:"
+    /// The versioned prefix of every key and channel in Redis (`REDIS_KEY_PREFIX`).
+    package var redisKeyPrefix = Self.defaultRedisKeyPrefix
+    /// Bumped when the stored format changes, here only: the environment's default is this one.
+    package static let defaultRedisKeyPrefix = "pd:v4:"
     /// The longest a loop polls without blocking for the reply to a lone Redis command; zero
     /// never does.
     package var redisBusyPoll = RedisCommandConnectionConfiguration().busyPoll
@@ -189,7 +191,7 @@ package struct AppConfiguration: Sendable {
             }
             config.redisURL = url
         }
-        let prefix = reader.string("REDIS_KEY_PREFIX", default: "pd:v4:", "prefix of every Redis key and channel; change the version when the stored format changes")
+        let prefix = reader.string("REDIS_KEY_PREFIX", default: Self.defaultRedisKeyPrefix, "prefix of every Redis key and channel; change the version when the stored format changes")
         // Braces would change the hash tags that keep each product's keys in one cluster slot.
         guard (1...64).contains(prefix.utf8.count),
               prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: "}") })

@@ -17,6 +17,13 @@ struct ConfigurationTests {
         #expect(configuration.server.edgeTriggeredPolling)
     }
 
+    /// A configuration made in code (the tests' harnesses) names the same Redis keys as the
+    /// service started with no environment: one default, not two that drift apart.
+    @Test func theRedisKeyPrefixDefaultsAlikeInCodeAndFromTheEnvironment() throws {
+        #expect(try AppConfiguration.fromEnvironment([:]).redisKeyPrefix == AppConfiguration().redisKeyPrefix)
+        #expect(AppConfiguration().redisKeyPrefix == "pd:v4:")
+    }
+
     @Test func theGrayFailureSettingsHaveTheirDefaultsAndAreRead() throws {
         let defaults = try AppConfiguration.fromEnvironment([:]).service
         #expect(defaults.upstreamBreaker == ServiceSettings.defaultUpstreamBreaker)
