@@ -11,18 +11,18 @@ final class ServiceMetrics: ServiceEvents {
     let registry = MetricsRegistry(prefix: "product_details_")
     private let requestSeries: LoopLocal<RequestSeriesCache>
     /// Every upstream × outcome, made at start: the attempt path reads it without a lock.
-    private let upstreamSeries: [UpstreamSeriesKey: UpstreamSeries]
+    private let upstreamSeries: SmallTable<UpstreamSeriesKey, UpstreamSeries>
     private let retries: [UpstreamSeriesKey: Counter]
-    private let cacheResults: CounterTable<CacheResult>
+    private let cacheResults: SmallTable<CacheResult, Counter>
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
     private let upstreamLoads: Counter
     private let loadCancellations: Counter
     private let loadRefusals: Counter
-    private let evictions: CounterTable<String>
+    private let evictions: SmallTable<String, Counter>
     private let budgetExhausted: [Upstream: Counter]
     private let breakerTransitions: [UpstreamStateKey: Counter]
-    private let hedges: CounterTable<HedgeResult>
+    private let hedges: SmallTable<HedgeResult, Counter>
     private let omissions: [OmissionKey: Counter]
     private let invalidations: [String: Counter]
     private let invalidatedProducts: Counter
@@ -41,19 +41,21 @@ final class ServiceMetrics: ServiceEvents {
                 _ = RequestSeriesCache.counter(route: operation.route, method: operation.method, status: code, registry: registry)
             }
         }
-        var upstreamSeries: [UpstreamSeriesKey: UpstreamSeries] = [:]
+        // Every attempt finds its series: the successes first, the common case.
+        var upstreamSeries = Upstream.allCases.map { upstream in
+            (UpstreamSeriesKey(upstream: upstream, outcome: "success"), Self.upstreamSeries(upstream, outcome: "success", registry: registry))
+        }
         var retries: [UpstreamSeriesKey: Counter] = [:]
         for upstream in Upstream.allCases {
-            upstreamSeries[UpstreamSeriesKey(upstream: upstream, outcome: "success")] = Self.upstreamSeries(upstream, outcome: "success", registry: registry)
             for failure in UpstreamFailure.oneOfEachLabel {
                 let key = UpstreamSeriesKey(upstream: upstream, outcome: failure.label)
-                upstreamSeries[key] = Self.upstreamSeries(upstream, outcome: failure.label, registry: registry)
+                upstreamSeries.append((key, Self.upstreamSeries(upstream, outcome: failure.label, registry: registry)))
                 if failure.isRetryable { retries[key] = Self.retryCounter(upstream, reason: failure.label, registry: registry) }
             }
         }
-        self.upstreamSeries = upstreamSeries
+        self.upstreamSeries = SmallTable(upstreamSeries)
         self.retries = retries
-        cacheResults = CounterTable(CacheResult.allCases.map { result in
+        cacheResults = SmallTable(CacheResult.allCases.map { result in
             (result, registry.counter("cache_requests_total", help: "Cache lookups by result.", labels: [("result", result.rawValue)]))
         })
         coalescedRequests = registry.counter("coalesced_requests_total", help: "Requests that joined a load another request started.")
@@ -63,7 +65,7 @@ final class ServiceMetrics: ServiceEvents {
             "upstream_loads_total", help: "Product loads that called the three upstreams (not answered by the shared cache).")
         loadCancellations = registry.counter("load_cancellations_total", help: "Loads cancelled because every waiting request went away.")
         loadRefusals = registry.counter("load_refusals_total", help: "Loads refused with 503 because MAX_INFLIGHT_LOADS were running.")
-        evictions = CounterTable(["capacity", "bytes", "expired"].map { reason in
+        evictions = SmallTable(["capacity", "bytes", "expired"].map { reason in
             (reason, registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]))
         })
         var budgetExhausted: [Upstream: Counter] = [:]
@@ -85,7 +87,7 @@ final class ServiceMetrics: ServiceEvents {
         }
         self.breakerTransitions = breakerTransitions
         // Only the required products call is hedged.
-        hedges = CounterTable(HedgeResult.allCases.map { result in
+        hedges = SmallTable(HedgeResult.allCases.map { result in
             (result, registry.counter(
                 "upstream_hedges_total", help: "Hedged upstream attempts: sent, won (answered first), lost, refused (budget or breaker).",
                 labels: [("upstream", Upstream.products.rawValue), ("result", result.rawValue)]))

@@ -8,8 +8,8 @@ import Timekeeping
 /// rate-limited per upstream; the next line written says how many were held back.
 final class UpstreamFaultLog: Sendable {
     private let logger: Logger
-    private let failureLines: [Upstream: LogRateLimiter]
-    private let connectivity: [Upstream: UpstreamConnectivity]
+    private let failureLines: SmallTable<Upstream, LogRateLimiter>
+    private let connectivity: SmallTable<Upstream, UpstreamConnectivity>
     private let time: any TimeSource
 
     init(
@@ -17,14 +17,8 @@ final class UpstreamFaultLog: Sendable {
     ) {
         self.logger = logger
         self.time = time
-        var failureLines: [Upstream: LogRateLimiter] = [:]
-        var connectivity: [Upstream: UpstreamConnectivity] = [:]
-        for upstream in Upstream.allCases {
-            failureLines[upstream] = LogRateLimiter(linesPerSecond: failureLinesPerSecond)
-            connectivity[upstream] = UpstreamConnectivity(minimumInterval: interval)
-        }
-        self.failureLines = failureLines
-        self.connectivity = connectivity
+        failureLines = SmallTable(Upstream.allCases.map { ($0, LogRateLimiter(linesPerSecond: failureLinesPerSecond)) })
+        connectivity = SmallTable(Upstream.allCases.map { ($0, UpstreamConnectivity(minimumInterval: interval)) })
     }
 
     func gaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {

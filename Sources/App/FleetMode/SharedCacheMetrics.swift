@@ -6,21 +6,21 @@ import Redis
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's
 /// `/metrics` is unchanged. Every series is made once, here: the hot paths only increment.
 final class SharedCacheMetrics: Sendable {
-    private let reads: CounterTable<SharedReadResult>
-    private let leases: CounterTable<LeaseResult>
-    private let breakerTransitions: CounterTable<String>
+    private let reads: SmallTable<SharedReadResult, Counter>
+    private let leases: SmallTable<LeaseResult, Counter>
+    private let breakerTransitions: SmallTable<String, Counter>
     private let breakerState: Gauge
-    private let commands: CounterTable<String>
+    private let commands: SmallTable<String, Counter>
     private let commandDuration: Histogram
     private let writes: Counter
-    private let busyPolls: CounterTable<String>
-    private let published: CounterTable<String>
-    private let received: CounterTable<String>
-    private let flushes: CounterTable<String>
+    private let busyPolls: SmallTable<String, Counter>
+    private let published: SmallTable<String, Counter>
+    private let received: SmallTable<String, Counter>
+    private let flushes: SmallTable<String, Counter>
     private let subscriberConnected: Gauge
-    private let reconnects: CounterTable<String>
-    private let redirects: CounterTable<String>
-    private let refreshes: CounterTable<String>
+    private let reconnects: SmallTable<String, Counter>
+    private let redirects: SmallTable<String, Counter>
+    private let refreshes: SmallTable<String, Counter>
     private let masters: Gauge
     private let uncoveredSlots: Gauge
     /// Kept to point `redis_command_connections` at the client once it exists.
@@ -29,8 +29,8 @@ final class SharedCacheMetrics: Sendable {
     init(registry: MetricsRegistry) {
         self.registry = registry
         let scopes = InvalidationScope.oneOfEachLabel.map { ($0.label, $0.label) }
-        func counters<Key: Equatable & Sendable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> CounterTable<Key> {
-            CounterTable(keys.map { key, value in
+        func counters<Key: Equatable & Sendable>(_ name: String, _ help: String, _ label: String, _ keys: [(Key, String)]) -> SmallTable<Key, Counter> {
+            SmallTable(keys.map { key, value in
                 (key, registry.counter(name, help: help, labels: [(label, value)]))
             })
         }

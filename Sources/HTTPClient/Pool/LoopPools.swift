@@ -3,21 +3,23 @@ import Timekeeping
 
 /// The pools of one loop, one per origin and pool name. Loop-confined.
 final class LoopPools {
-    private struct Key: Hashable {
+    private struct Key: Equatable {
         let origin: Origin
         let name: String
     }
 
-    private var pools: [Key: ConnectionPool] = [:]
+    /// A few pools (one per upstream route in the service): found by comparing their keys in
+    /// turn, which costs less per call than hashing the origin and the name.
+    private var pools: [(key: Key, pool: ConnectionPool)] = []
 
     func pool(
         named name: String, to origin: Origin, loop: EventLoop, configuration: HTTPClientConfiguration, statistics: ClientStatistics,
         time: any TimeSource
     ) -> ConnectionPool {
         let key = Key(origin: origin, name: name)
-        if let pool = pools[key] { return pool }
+        for entry in pools where entry.key == key { return entry.pool }
         let pool = ConnectionPool(loop: loop, origin: origin, name: name, configuration: configuration, statistics: statistics, time: time)
-        pools[key] = pool
+        pools.append((key, pool))
         return pool
     }
 
@@ -27,6 +29,6 @@ final class LoopPools {
     }
 
     func shutdown() {
-        for pool in pools.values { pool.shutdown() }
+        for entry in pools { entry.pool.shutdown() }
     }
 }
