@@ -13,7 +13,7 @@ import Timekeeping
 struct DeferredAnswerTests {
     /// The promises `/hold` keeps back, and how many of them were abandoned.
     final class Held: Sendable {
-        let promises = Locked<[AttachedPromise<NoAttachment>]>([])
+        let promises = Locked<[TestPromise]>([])
         let abandoned = Atomic<Int>(0)
 
         /// Answers every held promise on its loop with `text`.
@@ -30,7 +30,7 @@ struct DeferredAnswerTests {
             router.add(.get, "/deferred/{how}/{n}", responder: { request, _ in
                 let n = request.pathParameters["n"] ?? ""
                 let how = request.pathParameters["how"]
-                return .deferred { (promise: AttachedPromise<NoAttachment>) in
+                return .deferred { (promise: TestPromise) in
                     switch how {
                     case "at-once":
                         promise.answer(.text(.ok, "at once \(n)"))
@@ -47,14 +47,14 @@ struct DeferredAnswerTests {
             })
             router.add(.get, "/twice/{n}", responder: { request, _ in
                 let n = request.pathParameters["n"] ?? ""
-                return .deferred { (promise: AttachedPromise<NoAttachment>) in
+                return .deferred { (promise: TestPromise) in
                     promise.answer(.text(.ok, "first \(n)"))
                     // Kept again a turn later: by then the next request may be waiting.
                     _ = promise.context.loop.execute { promise.answer(.text(.ok, "second \(n)")) }
                 }
             })
             router.add(.get, "/hold", responder: { _, _ in
-                .deferred { (promise: AttachedPromise<NoAttachment>) in
+                .deferred { (promise: TestPromise) in
                     promise.whenAbandoned { held.abandoned.add(1, ordering: .relaxed) }
                     held.promises.withLock { $0.append(promise) }
                 }
@@ -130,13 +130,7 @@ struct DeferredAnswerTests {
             let client = try await RawClient.connect(port: port)
             try await client.sendRequest("/hold")
             await eventually(.live) { held.promises.withLock { $0.count } == 1 }
-            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
-            try #require(await time.waitForSleepers())
-            time.advance(by: .seconds(30))
-            #expect(await shutdown.value == 1)
-            let answer = try await client.readResponse()
-            #expect(answer.status == 503)
-            #expect(answer.header("Connection") == "close")
+            _ = try await ServerShutdownTests.answerAfterTheGracePeriod(server, time, client)
             #expect(held.abandoned.load(ordering: .relaxed) == 1)
             held.keepAll("too late")
             #expect(try await client.readsEndOfStream())

@@ -98,6 +98,20 @@ struct ServerShutdownTests {
         #expect(server.openConnections == 0)
     }
 
+    /// Shuts `server` down with a 30 s grace period that passes at once on `time`, with one
+    /// request still unanswered: the shutdown reports it, and `client` reads the 503 that closes
+    /// its connection.
+    static func answerAfterTheGracePeriod(_ server: HTTPServer, _ time: ManualTimeSource, _ client: RawClient) async throws -> TestResponse {
+        let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
+        try #require(await time.waitForSleepers())
+        time.advance(by: .seconds(30))
+        #expect(await shutdown.value == 1)
+        let answer = try await client.readResponse()
+        #expect(answer.status == 503)
+        #expect(answer.header("Connection") == "close")
+        return answer
+    }
+
     /// A request whose handler outlasts the grace period used to get an empty reply (curl: exit
     /// 52); it gets a 503 problem with `Connection: close`, and the observer sees that answer once
     /// (not the handler's late one too). The grace period passes on the server's time line.
@@ -117,13 +131,7 @@ struct ServerShutdownTests {
             let client = try await RawClient.connect(port: port)
             try await client.send("GET /forever HTTP/1.1\r\nHost: t\r\n\r\n")
             await handlerStarted.wait()
-            let shutdown = Task { await server.shutdown(grace: .seconds(30)) }
-            try #require(await time.waitForSleepers())
-            time.advance(by: .seconds(30))
-            #expect(await shutdown.value == 1)
-            let answer = try await client.readResponse()
-            #expect(answer.status == 503)
-            #expect(answer.header("Connection") == "close")
+            let answer = try await ServerShutdownTests.answerAfterTheGracePeriod(server, time, client)
             #expect(answer.header("Content-Type") == "application/problem+json")
             #expect(answer.text.contains(#""status":503"#))
             #expect(try await client.readsEndOfStream())

@@ -86,3 +86,6 @@ package typealias TestRouter = Router<NoAttachment>
 
 /// A test server's request context.
 package typealias TestContext = AttachedContext<NoAttachment>
+
+/// The promise of a test server's deferred answer.
+package typealias TestPromise = AttachedPromise<NoAttachment>
