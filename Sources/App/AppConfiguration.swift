@@ -2,6 +2,7 @@ import EventLoop
 import HTTPClient
 import Redis
 import HTTPServer
+import Timekeeping
 import ProductDetails
 
 /// Everything the service reads from its environment, validated.
@@ -200,7 +201,7 @@ package struct AppConfiguration: Sendable {
         }
         config.redisKeyPrefix = prefix
         config.redisBusyPoll = .microseconds(try reader.int(
-            "REDIS_BUSY_POLL_US", default: 100, in: 0...1000,
+            "REDIS_BUSY_POLL_US", default: Int(RedisCommandConnectionConfiguration().busyPoll.wholeMicroseconds), in: 0...1000,
             "longest a loop polls without sleeping for the reply to a lone Redis command (0: never)"))
         var shared = SharedCacheSettings()
         shared.timeout = .milliseconds(try reader.int("REDIS_TIMEOUT_MS", default: 250, in: 1...10_000, "Redis time a cache miss may spend in all before it loads by itself"))

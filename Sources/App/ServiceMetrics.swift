@@ -12,7 +12,7 @@ final class ServiceMetrics: ServiceEvents {
     private let requestSeries: LoopLocal<RequestSeriesCache>
     /// Every upstream × outcome, made at start: the attempt path reads it without a lock.
     private let upstreamSeries: SmallTable<UpstreamSeriesKey, UpstreamSeries>
-    private let retries: [UpstreamSeriesKey: Counter]
+    private let retries: SmallTable<UpstreamSeriesKey, Counter>
     private let cacheResults: SmallTable<CacheResult, Counter>
     private let coalescedRequests: Counter
     private let loadsStarted: Counter
@@ -20,11 +20,11 @@ final class ServiceMetrics: ServiceEvents {
     private let loadCancellations: Counter
     private let loadRefusals: Counter
     private let evictions: SmallTable<String, Counter>
-    private let budgetExhausted: [Upstream: Counter]
-    private let breakerTransitions: [UpstreamStateKey: Counter]
+    private let budgetExhausted: SmallTable<Upstream, Counter>
+    private let breakerTransitions: SmallTable<UpstreamStateKey, Counter>
     private let hedges: SmallTable<HedgeResult, Counter>
-    private let omissions: [OmissionKey: Counter]
-    private let invalidations: [String: Counter]
+    private let omissions: SmallTable<OmissionKey, Counter>
+    private let invalidations: SmallTable<String, Counter>
     private let invalidatedProducts: Counter
     private let dependentPagesDropped: Counter
     /// Answers by content coding and their bytes before and after compression.
@@ -45,16 +45,16 @@ final class ServiceMetrics: ServiceEvents {
         var upstreamSeries = Upstream.allCases.map { upstream in
             (UpstreamSeriesKey(upstream: upstream, outcome: "success"), Self.upstreamSeries(upstream, outcome: "success", registry: registry))
         }
-        var retries: [UpstreamSeriesKey: Counter] = [:]
+        var retries: [(UpstreamSeriesKey, Counter)] = []
         for upstream in Upstream.allCases {
             for failure in UpstreamFailure.oneOfEachLabel {
                 let key = UpstreamSeriesKey(upstream: upstream, outcome: failure.label)
                 upstreamSeries.append((key, Self.upstreamSeries(upstream, outcome: failure.label, registry: registry)))
-                if failure.isRetryable { retries[key] = Self.retryCounter(upstream, reason: failure.label, registry: registry) }
+                if failure.isRetryable { retries.append((key, Self.retryCounter(upstream, reason: failure.label, registry: registry))) }
             }
         }
         self.upstreamSeries = SmallTable(upstreamSeries)
-        self.retries = retries
+        self.retries = SmallTable(retries)
         cacheResults = SmallTable(CacheResult.allCases.map { result in
             (result, registry.counter("cache_requests_total", help: "Cache lookups by result.", labels: [("result", result.rawValue)]))
         })
@@ -68,40 +68,38 @@ final class ServiceMetrics: ServiceEvents {
         evictions = SmallTable(["capacity", "bytes", "expired"].map { reason in
             (reason, registry.counter("cache_evictions_total", help: "Cache entries removed, by reason.", labels: [("reason", reason)]))
         })
-        var budgetExhausted: [Upstream: Counter] = [:]
-        for upstream in Upstream.allCases {
-            budgetExhausted[upstream] = registry.counter(
+        budgetExhausted = SmallTable(Upstream.allCases.map { upstream in
+            (upstream, registry.counter(
                 "retry_budget_exhausted_total", help: "Retries refused because the retry budget was spent.",
-                labels: [("upstream", upstream.rawValue)])
-        }
-        self.budgetExhausted = budgetExhausted
+                labels: [("upstream", upstream.rawValue)]))
+        })
         // Known in advance, so each series exists at zero from the start: a burst before the
         // first scrape still shows in `rate()`.
-        var breakerTransitions: [UpstreamStateKey: Counter] = [:]
+        var breakerTransitions: [(UpstreamStateKey, Counter)] = []
         for upstream in Upstream.allCases {
             for state in [CircuitBreaker.State.closed, .open, .halfOpen] {
-                breakerTransitions[UpstreamStateKey(upstream: upstream, state: state.label)] = registry.counter(
+                breakerTransitions.append((UpstreamStateKey(upstream: upstream, state: state.label), registry.counter(
                     "upstream_breaker_transitions_total", help: "Changes of each upstream's circuit breaker, by the state changed to.",
-                    labels: [("upstream", upstream.rawValue), ("to", state.label)])
+                    labels: [("upstream", upstream.rawValue), ("to", state.label)])))
             }
         }
-        self.breakerTransitions = breakerTransitions
+        self.breakerTransitions = SmallTable(breakerTransitions)
         // Only the required products call is hedged.
         hedges = SmallTable(HedgeResult.allCases.map { result in
             (result, registry.counter(
                 "upstream_hedges_total", help: "Hedged upstream attempts: sent, won (answered first), lost, refused (budget or breaker).",
                 labels: [("upstream", Upstream.products.rawValue), ("result", result.rawValue)]))
         })
-        var omissions: [OmissionKey: Counter] = [:]
+        var omissions: [(OmissionKey, Counter)] = []
         for part in DetailPart.allCases {
             for reason in OmissionReason.allCases {
-                omissions[OmissionKey(part: part, reason: reason)] = registry.counter(
+                omissions.append((OmissionKey(part: part, reason: reason), registry.counter(
                     "parts_omitted_total", help: "Pages answered without an optional part, by part and reason (breaker, grace, failure).",
-                    labels: [("part", part.rawValue), ("reason", reason.rawValue)])
+                    labels: [("part", part.rawValue), ("reason", reason.rawValue)])))
             }
         }
-        self.omissions = omissions
-        invalidations = Dictionary(uniqueKeysWithValues: InvalidationScope.oneOfEachLabel.map { scope in
+        self.omissions = SmallTable(omissions)
+        invalidations = SmallTable(InvalidationScope.oneOfEachLabel.map { scope in
             (scope.label, registry.counter(
                 "invalidations_total", help: "Invalidations this replica was asked for, by scope (product, bulk, all).",
                 labels: [("scope", scope.label)]))
@@ -244,12 +242,12 @@ final class ServiceMetrics: ServiceEvents {
     }
 }
 
-private struct UpstreamStateKey: Hashable {
+private struct UpstreamStateKey: Equatable {
     let upstream: Upstream
     let state: String
 }
 
-private struct OmissionKey: Hashable {
+private struct OmissionKey: Equatable {
     let part: DetailPart
     let reason: OmissionReason
 }
@@ -296,7 +294,7 @@ private final class RequestSeriesCache {
 
 /// An upstream attempt's (or retry's) series: a key made per attempt, so a struct (a joined
 /// String cost an allocation each time).
-private struct UpstreamSeriesKey: Hashable {
+private struct UpstreamSeriesKey: Equatable {
     let upstream: Upstream
     let outcome: String
 }
