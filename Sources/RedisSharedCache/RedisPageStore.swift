@@ -1,6 +1,7 @@
 import ProductDetails
 import Redis
 import RESP
+import Timekeeping
 
 /// The shared cache on Redis: pages, load leases and fleet-wide invalidation, each one command
 /// (most of them one script or transaction, so each step is atomic for the whole fleet).
@@ -13,16 +14,19 @@ package struct RedisPageStore: SharedPageStore {
     let leaseDuration: Duration
     /// How many invalidations the log in Redis keeps.
     let invalidationMemory: Int
+    /// What a page's stored-at time is written and its age read by: the replicas' clocks.
+    let wallClock: any WallClock
 
     package init(
         redis: any RedisCommandRunner, keys: SharedCacheKeys, leaseDuration: Duration, generationLifetime: Duration,
-        invalidationMemory: Int = SharedCacheSettings().invalidationMemory
+        invalidationMemory: Int = SharedCacheSettings().invalidationMemory, wallClock: any WallClock = SystemWallClock()
     ) {
         self.redis = redis
         self.keys = keys
         self.leaseDuration = leaseDuration
         self.generationLifetime = generationLifetime
         self.invalidationMemory = invalidationMemory
+        self.wallClock = wallClock
     }
 
     package func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead {
@@ -30,66 +34,55 @@ package struct RedisPageStore: SharedPageStore {
         return try await read(id: id, page: true, deadline: deadline)
     }
 
-    /// The read without a script, as far as it can go: the generation, the page, the lease and
-    /// the page's time to live in one transaction, which costs Redis a fraction of the read
-    /// script. A page of the current generation is the answer; with none, a lease of the current
-    /// generation means a load runs elsewhere (what the script would say; it would also delete a
-    /// page of an older generation, which that load's store replaces). Anything else (no
-    /// generation yet, no lease, a value of this generation in another format or expiring right
-    /// now) is nil: the read script then does what it does for those.
+    /// The read without a script, as far as it can go: the generation, the page and the lease in
+    /// one `MGET`, which costs Redis about what a `GET` of the page does (one command, atomic: the
+    /// three values are of one moment). A page of the current generation is the answer; with
+    /// none, a lease of the current generation means a load runs elsewhere (what the script would
+    /// say; it would also delete a page of an older generation, which that load's store
+    /// replaces). Anything else (no generation yet, no lease, a value of this generation in
+    /// another format) is nil: the read script then does what it does for those.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
-        try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline))
+        try peeked(try await run(Self.peekRequest(id, keys), deadline: deadline))
     }
 
     package func peek(
         id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
     ) -> (() -> Void)? {
         redis.send(Self.peekRequest(id, keys), deadline: deadline) { outcome in
-            completion(Result { () throws(SharedStoreFailure) in try Self.peeked(try Self.checked(outcome)) })
+            completion(Result { () throws(SharedStoreFailure) in try peeked(try Self.checked(outcome)) })
         }
     }
 
-    /// What the peek's transaction answered.
-    private static func peeked(_ reply: RESPValue) throws(SharedStoreFailure) -> SharedRead? {
-        guard let results = reply.elements, results.count == 2, let values = results[0].elements, values.count == 3,
-              let remaining = results[1].integer
-        else { throw unexpected(reply) }
+    /// What the peek's `MGET` answered.
+    private func peeked(_ reply: RESPValue) throws(SharedStoreFailure) -> SharedRead? {
+        guard let values = reply.elements, values.count == 3 else { throw Self.unexpected(reply) }
         guard let generationToken = values[0].string else { return nil }
-        if let bytes = values[1].bulkBytes, belongs(bytes, to: generationToken) {
-            // Of this generation but unreadable or expiring: the script deletes it.
-            return page(in: bytes, of: generationToken, remaining: remaining)
+        if let bytes = values[1].bulkBytes, Self.belongs(bytes, to: generationToken) {
+            // Of this generation but unreadable: the script deletes it.
+            return page(in: bytes, of: generationToken)
         }
-        if let lease = values[2].bulkBytes, belongs(lease, to: generationToken) { return .loadingElsewhere }
+        if let lease = values[2].bulkBytes, Self.belongs(lease, to: generationToken) { return .loadingElsewhere }
         return nil
     }
 
-    /// `MULTI`, `MGET gen page lease`, `PTTL page`, `EXEC`, written straight into one buffer:
-    /// no key string and no command value is made for the read every L2 hit is.
-    /// Its fixed parts are literals, appended from their bytes in place: appending an array
-    /// retains it for the call (the test compares the whole with the encoded transaction).
+    /// `MGET gen page lease`, written straight into one buffer: no key string and no command
+    /// value is made for the read every L2 hit is. Its fixed part is a literal, appended from
+    /// its bytes in place: appending an array retains it for the call (the test compares the
+    /// whole with the encoded command).
     static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
-            Self.multi.utf8CodeUnitCount + Self.mget.utf8CodeUnitCount + Self.pttl.utf8CodeUnitCount + Self.exec.utf8CodeUnitCount
-                + keys.encodedCount(ofKey: .generation, of: id) + 2 * keys.encodedCount(ofKey: .page, of: id)
+            Self.mget.utf8CodeUnitCount + keys.encodedCount(ofKey: .generation, of: id) + keys.encodedCount(ofKey: .page, of: id)
                 + keys.encodedCount(ofKey: .lease, of: id))
-        Self.multi.withUTF8Buffer { bytes.append(contentsOf: $0) }
         Self.mget.withUTF8Buffer { bytes.append(contentsOf: $0) }
         keys.appendKey(.generation, of: id, to: &bytes)
         keys.appendKey(.page, of: id, to: &bytes)
         keys.appendKey(.lease, of: id, to: &bytes)
-        Self.pttl.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        keys.appendKey(.page, of: id, to: &bytes)
-        Self.exec.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        return .encoded(bytes, leadingReplies: 3, routingKey: .string(keys.hashTag(of: id)))
+        return .encoded(bytes, leadingReplies: 0, routingKey: .string(keys.hashTag(of: id)))
     }
 
-    private static let multi: StaticString = "*1\r\n$5\r\nMULTI\r\n"
     /// `MGET` of three keys, without its keys.
     private static let mget: StaticString = "*4\r\n$4\r\nMGET\r\n"
-    /// `PTTL` of one key, without its key.
-    private static let pttl: StaticString = "*2\r\n$4\r\nPTTL\r\n"
-    private static let exec: StaticString = "*1\r\n$4\r\nEXEC\r\n"
 
     package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         switch try await read(id: id, page: false, deadline: deadline) {
@@ -119,10 +112,10 @@ package struct RedisPageStore: SharedPageStore {
         else { throw Self.unexpected(reply) }
         let generation = SharedGeneration(generationToken)
         switch (kind, elements.count) {
-        case (1, 4):
-            guard let bytes = elements[2].bulkBytes, let remaining = elements[3].integer else { throw Self.unexpected(reply) }
-            guard let page = Self.page(in: bytes, of: generationToken, remaining: remaining) else {
-                // Not ours to read (another format) or expiring right now: a miss, and gone.
+        case (1, 3):
+            guard let bytes = elements[2].bulkBytes else { throw Self.unexpected(reply) }
+            guard let page = page(in: bytes, of: generationToken) else {
+                // Not ours to read (another format): a miss, and gone.
                 _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id)))), deadline: deadline)
                 if afterDeleting { return .loadingElsewhere }
                 return try await read(id: id, page: readsPage, deadline: deadline, afterDeleting: true)
@@ -137,13 +130,20 @@ package struct RedisPageStore: SharedPageStore {
         }
     }
 
-    /// The page in a page value (`<generation> <page>`) of generation `token` with `remaining`
-    /// milliseconds to live, if it is one; its age is how much of its lifetime has passed.
-    private static func page(in bytes: [UInt8], of token: String, remaining: Int64) -> SharedRead? {
-        guard remaining > 0, belongs(bytes, to: token), let page = SharedPageCodec.decode(bytes, dropping: token.utf8.count + 1)
+    /// The page in a page value (`<generation> <page>`) of generation `token`, if it is one.
+    private func page(in bytes: [UInt8], of token: String) -> SharedRead? {
+        guard Self.belongs(bytes, to: token), let (page, storedAt) = SharedPageCodec.decode(bytes, dropping: token.utf8.count + 1)
         else { return nil }
-        let age = max(.zero, page.lifetime - .milliseconds(remaining))
-        return .page(page, age: age, generation: SharedGeneration(token))
+        return .page(page, age: Self.age(of: page, storedAt: storedAt, now: wallClock.sinceEpoch), generation: SharedGeneration(token))
+    }
+
+    /// How long ago a page stored at `storedAt` (by its storer's clock) was stored, by this
+    /// replica's clock at `now`: never less than zero, and always short of the page's lifetime.
+    /// Redis still holds the page, so it has not outlived it: a clock ahead of the storer's must
+    /// not make it a miss (every read a load, for as long as the clocks disagree). Clocks that
+    /// disagree by some amount shift the page's freshness by as much, within those bounds.
+    static func age(of page: SharedPage, storedAt: Duration, now: Duration) -> Duration {
+        min(max(.zero, now - storedAt), page.lifetime - .milliseconds(1))
     }
 
     /// Whether a page or lease value starts with generation `token` and a space.
@@ -178,7 +178,7 @@ package struct RedisPageStore: SharedPageStore {
     ) async throws(SharedStoreFailure) -> Bool {
         var value = Array(claim.generation.token.utf8)
         value.append(UInt8(ascii: " "))
-        SharedPageCodec.encode(page, into: &value)
+        SharedPageCodec.encode(page, storedAt: wallClock.sinceEpoch, into: &value)
         let reply = try await run(.script(
             SharedCacheScripts.store,
             keys: [.string(keys.generation(of: claim.id)), .string(keys.lease(of: claim.id)), .string(keys.page(of: claim.id))],

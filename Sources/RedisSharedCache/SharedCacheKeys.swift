@@ -3,7 +3,7 @@ import RESP
 
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
-/// The prefix (`pd:v4:` by default) names the value format: a release that changes the format
+/// The prefix (`pd:v5:` by default) names the value format: a release that changes the format
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
 /// foreign value. It holds no `{` or `}`: the keys' hash tags are the cache's own.
 ///

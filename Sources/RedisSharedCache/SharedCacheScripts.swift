@@ -15,7 +15,7 @@ import Redis
 enum SharedCacheScripts {
     /// KEYS: generation, page, lease. ARGV: generation if none, lease value after its generation
     /// (the holder's token), lease ms, generation lifetime ms, 1 to skip the page (a refresh:
-    /// the lease alone). Returns `{1, gen, page, pttl}` for a page, `{2, gen}` when the lease was
+    /// the lease alone). Returns `{1, gen, page}` for a page, `{2, gen}` when the lease was
     /// taken, `{3, gen}` when another holds it. A page of an older generation is deleted.
     static let read = RedisScript("""
     #!lua
@@ -29,7 +29,7 @@ enum SharedCacheScripts {
       local page = redis.call('GET', KEYS[2])
       if page then
         if string.sub(page, 1, #mark) == mark then
-          return {1, gen, page, redis.call('PTTL', KEYS[2])}
+          return {1, gen, page}
         end
         redis.call('DEL', KEYS[2])
       end

@@ -139,3 +139,9 @@ private struct ManualAction: ScheduledAction {
     let id: UInt64
     func cancel() { source?.unschedule(id) }
 }
+
+/// As a wall clock, a manual source reads its own time as time since the epoch: a test that
+/// stamps and reads shared pages moves both lines at once, or uses one source per machine.
+extension ManualTimeSource: WallClock {
+    package var sinceEpoch: Duration { now }
+}

@@ -3,24 +3,22 @@
 import RESP
 import Testing
 
-/// The read every L2 hit is, written straight into its buffer: byte for byte the transaction it
+/// The read every L2 hit is, written straight into its buffer: byte for byte the command it
 /// replaces, routed to its keys' slot.
 @Suite("The peek request")
 struct PeekRequestTests {
     @Test(arguments: ["p1", "a-very_long-product-id-0123456789-0123456789-0123456789-01234", "X"])
-    func isTheTransactionOfItsKeys(id: String) throws {
-        let keys = SharedCacheKeys(prefix: "pd:v4:")
+    func isTheMGETOfItsKeys(id: String) throws {
+        let keys = SharedCacheKeys(prefix: "pd:v5:")
         let request = RedisPageStore.peekRequest(id, keys)
         let page = RESPArgument.string(keys.page(of: id))
-        let transaction = RedisRequest.transaction([
-            RESPCommand("MGET", .string(keys.generation(of: id)), page, .string(keys.lease(of: id))), RESPCommand("PTTL", page),
-        ])
+        let command = RedisRequest.command(RESPCommand("MGET", .string(keys.generation(of: id)), page, .string(keys.lease(of: id))))
         var sent: [UInt8] = []
         request.encode(into: &sent)
         var expected: [UInt8] = []
-        transaction.encode(into: &expected)
+        command.encode(into: &expected)
         #expect(sent == expected)
-        #expect(request.leadingReplies == transaction.leadingReplies)
+        #expect(request.leadingReplies == command.leadingReplies)
         let routingKey = try #require(request.routingKey)
         #expect(RedisHashSlot.of(argument: routingKey) == RedisHashSlot.of(keys.page(of: id)))
         #expect(RedisHashSlot.of(argument: routingKey) == RedisHashSlot.of(keys.lease(of: id)))

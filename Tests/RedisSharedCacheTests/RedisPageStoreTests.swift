@@ -4,6 +4,7 @@ import RESP
 import PureTestSupport
 import Testing
 import TestSupport
+import Timekeeping
 
 /// The shared cache's scripts against a real `redis-server`: leases, stores guarded by lease and
 /// generation, and invalidation by token that no eviction or restart can undo.
@@ -18,12 +19,14 @@ struct RedisPageStoreTests {
     let store: RedisPageStore
     /// Each test has its own server, and a prefix of its own as well.
     let keys = SharedCacheKeys(prefix: "pd:\(RandomPrefix.next()):")
+    /// The replica's clock, which stamps and ages its pages: moved by hand.
+    let wall = ManualTimeSource(now: .seconds(1_765_000_000))
     static let far = Duration.seconds(1_000_000)
 
     init() async throws {
         server = try await RedisServer.started(cluster: true)
         redis = try SerialRedisRunner(port: server.port)
-        store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600))
+        store = RedisPageStore(redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600), wallClock: wall)
     }
 
     static func page(_ text: String = "{\"id\":\"p1\"}", ttl: Duration = .seconds(60)) -> SharedPage {
@@ -65,40 +68,40 @@ struct RedisPageStoreTests {
             return
         }
         #expect(page == Self.page())
-        #expect(age >= .zero && age < .seconds(5))
+        #expect(age == .zero)
         #expect(generation == claim.generation)
         // The lease went with the store.
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1"))) == .integer(0))
     }
 
-    /// A hit runs no script: one transaction reads the generation, the page, the lease and the
-    /// page's time to live (on this one-node cluster, so its keys share a slot); so does a look
-    /// while another replica loads. A miss runs the read script after it.
-    @Test func aHitOrALookWhileAnotherLoadsIsOneTransaction() async throws {
+    /// A hit runs no script: one `MGET` reads the generation, the page and the lease (on this
+    /// one-node cluster, so its keys share a slot); so does a look while another replica loads.
+    /// A miss runs the read script after it.
+    @Test func aHitOrALookWhileAnotherLoadsIsOneCommand() async throws {
         var sent = await redis.sent.count
         let claim = try await claim("p1")
-        #expect(await Array(redis.sent[sent...]) == ["MULTI", "EVAL"])
+        #expect(await Array(redis.sent[sent...]) == ["MGET", "EVAL"])
         sent = await redis.sent.count
         #expect(try await store.read(id: "p1", deadline: Self.far) == .loadingElsewhere)
-        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(await Array(redis.sent[sent...]) == ["MGET"])
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
         sent = await redis.sent.count
         guard case .page(let page, let age, let generation) = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("expected the stored page")
             return
         }
-        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(await Array(redis.sent[sent...]) == ["MGET"])
         #expect(page == Self.page())
-        #expect(age >= .zero && age < .seconds(5))
+        #expect(age == .zero)
         #expect(generation == claim.generation)
     }
 
-    /// A request's look before it starts a load: one transaction, no lease taken, nothing
-    /// created; the read that follows a look that found nothing is the script alone.
+    /// A request's look before it starts a load: one command, no lease taken, nothing created;
+    /// the read that follows a look that found nothing is the script alone.
     @Test func aPeekTakesNoLeaseAndTheReadAfterItIsTheScriptAlone() async throws {
         var sent = await redis.sent.count
         #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
-        #expect(await Array(redis.sent[sent...]) == ["MULTI"])
+        #expect(await Array(redis.sent[sent...]) == ["MGET"])
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1")), .string(keys.generation(of: "p1"))) == .integer(0))
         sent = await redis.sent.count
         guard case .claimed(let claim) = try await store.read(id: "p1", deadline: Self.far, peeked: true) else {
@@ -300,17 +303,39 @@ struct RedisPageStoreTests {
         let key = keys.page(of: "p1")
         let remaining = try await raw("PTTL", .string(key)).integer ?? 0
         #expect(remaining > 330_000 && remaining <= 360_000)
-        // Aged past its TTL (as if stored 70 s ago): read back as 10 s stale.
-        #expect(try await raw("PEXPIRE", .string(key), 290_000) == .integer(1))
-        guard case .page(let page, let age, _) = try await store.read(id: "p1", deadline: Self.far),
-              case .stale(_, let staleness, let revalidate, let usableOnError) = page.standing(age: age)
-        else {
-            Issue.record("expected a stale page")
-            return
+        // 70 s later by the replica's clock: past its TTL, read back as 10 s stale, by the peek
+        // and by the script alike.
+        wall.advance(by: .seconds(70))
+        for peeked in [false, true] {
+            guard case .page(let page, let age, _) = try await store.read(id: "p1", deadline: Self.far, peeked: peeked),
+                  case .stale(_, let staleness, let revalidate, let usableOnError) = page.standing(age: age)
+            else {
+                Issue.record("expected a stale page")
+                return
+            }
+            #expect(staleness == .seconds(10))
+            #expect(revalidate && usableOnError)
         }
-        // At least 10 s, plus however long a loaded host took between the two commands.
-        #expect(staleness >= .milliseconds(9_999) && staleness < .seconds(30), "\(staleness)")
-        #expect(revalidate && usableOnError)
+    }
+
+    /// A page's age is its reader's clock against its storer's. A reader whose clock is behind
+    /// reads a page stored "later" as just stored; one whose clock is far ahead reads it as at the
+    /// end of its lifetime, never as gone: Redis still holds it, and a miss there would make every
+    /// read a load for as long as the clocks disagree.
+    @Test func aPagesAgeIsBoundedWhateverTheReadersClockSays() async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        for (offset, expected) in [(Duration.seconds(7), Duration.seconds(7)), (.seconds(-10), .zero), (.seconds(3600), .milliseconds(359_999))] {
+            let reader = RedisPageStore(
+                redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600),
+                wallClock: ManualTimeSource(now: wall.now + offset))
+            guard case .page(let page, let age, _) = try await reader.read(id: "p1", deadline: Self.far) else {
+                Issue.record("expected the stored page")
+                return
+            }
+            #expect(age == expected, "a reader \(offset) off")
+            #expect(page.standing(age: age) != .miss)
+        }
     }
 
     @Test func anInvalidationCountsItsReceivers() async throws {
