@@ -149,6 +149,9 @@ package final class RedisClient: RedisCommandRunner {
         var call = RedisClusterCall(request, deadline: deadline)
         guard case .send(let first, let node) = call.start(owner: owner(of: request)) else { return nil }
         let sent = RedisCall(connection: connection(to: node, onLoop: index))
+        // Captured as a constant and copied when the reply comes: a captured variable would be
+        // boxed, one more allocation for every command sent.
+        let started = call
         sent.start(request: first, deadline: deadline) { [self] outcome in
             let reply: RESPValue
             switch outcome {
@@ -159,6 +162,7 @@ package final class RedisClient: RedisCommandRunner {
                 completion(.failure(error))
                 return
             }
+            var call = started
             let next = replied(reply, to: &call)
             if case .answer(let value) = next {
                 completion(.success(value))
