@@ -1,34 +1,58 @@
 import Synchronization
 
-/// Tokens for generations and leases: 128 bits as 32 hexadecimal digits, never the same
-/// twice in a process and, with a random half drawn once per process, not between replicas or
-/// across a Redis restart either.
+/// Tokens for generations and leases: 90 bits as 15 characters of the URL-safe base64 alphabet,
+/// never the same twice in a process and, with a random part drawn once per process, not
+/// between replicas or across a Redis restart either.
 ///
-/// Every read of the shared cache carries two candidates (used only when the generation is missing
-/// or the lease is free), so making one must be cheap: the system generator is asked once, at
-/// first use, not twice per read.
+/// Fifteen ASCII characters is what a Swift string holds inline: the generation token every L2
+/// hit reads back from Redis, and the tokens every read script carries, are made without an
+/// allocation. Every read of the shared cache carries two candidates (used only when the
+/// generation is missing or the lease is free), so making one must be cheap: the system
+/// generator is asked once, at first use, not twice per read.
 enum RandomToken {
+    static let length = 15
+    /// 42 random bits (seven characters), then 48 bits of this process's counter, mixed.
+    private static let processBits = 42
+    private static let counterBits = 48
     private static let processPart: UInt64 = {
         var generator = SystemRandomNumberGenerator()
-        return generator.next()
+        return generator.next() & ((1 << processBits) - 1)
     }()
     private static let counter = Atomic<UInt64>(0)
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
     static func make() -> String {
         let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return hex(processPart) + hex(mixed(sequence ^ processPart))
+        return text(process: processPart, counter: mixed(sequence))
     }
 
-    /// SplitMix64's finaliser: consecutive counters give unrelated-looking halves.
-    private static func mixed(_ value: UInt64) -> UInt64 {
-        var z = value &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    /// The token of `process` (its low 42 bits) and `counter` (its low 48 bits), six bits a
+    /// character, most significant first.
+    static func text(process: UInt64, counter: UInt64) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            alphabet.withUTF8Buffer { alphabet in
+                for index in 0..<(processBits / 6) {
+                    buffer[index] = alphabet[Int(truncatingIfNeeded: process >> UInt64(processBits - 6 * (index + 1))) & 63]
+                }
+                for index in 0..<(counterBits / 6) {
+                    buffer[processBits / 6 + index] =
+                        alphabet[Int(truncatingIfNeeded: counter >> UInt64(counterBits - 6 * (index + 1))) & 63]
+                }
+            }
+            return length
+        }
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    /// A bijection of the low 48 bits (odd multipliers and xor-shifts, each invertible modulo
+    /// 2^48): consecutive counters give unrelated-looking tokens, and distinct ones distinct
+    /// tokens.
+    static func mixed(_ value: UInt64) -> UInt64 {
+        let mask: UInt64 = (1 << counterBits) - 1
+        var z = value & mask
+        z = (z &* 0x9E37_79B9_7F4B) & mask
+        z ^= z >> 23
+        z = (z &* 0xBF58_476D_1CE5) & mask
+        z ^= z >> 25
+        return z
     }
 }
