@@ -10,7 +10,7 @@ package final class CachedDocument: Sendable, Equatable {
     /// 200 (detail JSON) or 404 (problem+json).
     package let status: Int
     package let body: [UInt8]
-    /// Strong and quoted: `"\"<16 hex digits of XXH64 of body>\""`.
+    /// Strong and quoted, from the body's XXH64 (``EntityTag/strong(for:)``).
     package let etag: String
     /// Parts left out because their upstream failed; such a document is cached only briefly.
     package let missing: [DetailPart]

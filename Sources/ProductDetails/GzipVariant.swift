@@ -6,7 +6,7 @@
 /// the same variant the same tag whatever its compressor produced.
 package struct GzipVariant: Sendable, Equatable {
     package let body: [UInt8]
-    /// The identity tag with `-gz` before its closing quote: `"<16 hex digits>-gz"`.
+    /// The identity tag with `-gz` before its closing quote: `"<10 characters>-gz"`.
     package let etag: String
 
     package init(body: [UInt8], identityETag: String) {

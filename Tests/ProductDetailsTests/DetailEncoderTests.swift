@@ -65,10 +65,14 @@ struct DetailEncoderTests {
         #expect(parsed["detail"] as? String == "No product has the id p\"1.")
     }
 
-    @Test func entityTagIsQuotedSixteenHexOfTheBodysXXH64() {
-        #expect(EntityTag.strong(for: []) == "\"ef46db3751d8e999\"")
-        #expect(EntityTag.strong(for: Array("a".utf8)) == "\"d24ec4f1a98c6e5b\"")
-        #expect(EntityTag.strong(for: Array("abc".utf8)) == "\"44bc2cf5ad770999\"")
+    /// The top 60 bits of the XXH64, six a character in URL-safe base64: for "" (0xef46db3751d8e999)
+    /// 111011 110100 011011 011011 001101 110101 000111 011000 111010 011001 (then 1001, dropped).
+    @Test func entityTagIsQuotedTenBase64CharactersOfTheBodysXXH64() {
+        #expect(EntityTag.strong(for: []) == "\"70bbN1HY6Z\"")
+        #expect(EntityTag.strong(for: Array("abc".utf8)).utf8.count == 12)
+        #expect(EntityTag.strong(for: Array("a".utf8)) != EntityTag.strong(for: Array("b".utf8)))
+        #expect(EntityTag.gzipVariant(of: EntityTag.strong(for: [])) == "\"70bbN1HY6Z-gz\"")
+        #expect(EntityTag.gzipVariant(of: "\"x\"") == "\"x-gz\"")
     }
 
     /// Vectors from the Python `xxhash` package (an independent implementation), over lengths
