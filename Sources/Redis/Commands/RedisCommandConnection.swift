@@ -5,8 +5,8 @@ import Timekeeping
 /// One loop's pipelined command connection: `RedisCommandConnectionStateMachine` decides, this
 /// shell feeds it the socket's events, performs its actions and answers the calls they name.
 ///
-/// `@unchecked Sendable`: `machine`, `socket`, `waiters`, `busyPoll` and `isBusyPolling` are
-/// touched only on `loop`'s thread, reached through `loop.execute` or by callers running there;
+/// `@unchecked Sendable`: `machine`, `socket`, `waiters`, `busyPoll`, `isBusyPolling` and
+/// `spareActions` are touched only on `loop`'s thread, reached through `loop.execute` or by callers running there;
 /// `ready` is an `Atomic`, read from anywhere; `loop`, `time` and `observer` are immutable.
 final class RedisCommandConnection: @unchecked Sendable {
     let loop: EventLoop
@@ -21,6 +21,10 @@ final class RedisCommandConnection: @unchecked Sendable {
     private var busyPoll: BusyPollPolicy
     /// This connection holds the loop polling without blocking (one `beginBusyPoll` not ended).
     private var isBusyPolling = false
+    /// The buffer a submission's actions go into, kept between submissions so that sending a
+    /// command allocates no array. Moved out while in use: a submission made by a caller those
+    /// actions answer finds it empty and uses one of its own.
+    private var spareActions: [RedisCommandConnectionStateMachine.Action] = []
 
     init(url: RedisURL, loop: EventLoop, configuration: RedisCommandConnectionConfiguration, time: any TimeSource, observer: RedisClientObserver) {
         self.loop = loop
@@ -57,9 +61,13 @@ final class RedisCommandConnection: @unchecked Sendable {
 
     /// Files `call` under its ID before performing the actions, which may answer it at once.
     func submit(_ call: RedisCall, request: RedisRequest, deadline: Duration) -> RedisRequestID {
-        let (id, actions) = machine.submit(request, deadline: deadline, now: time.now)
+        var actions = spareActions
+        spareActions = []
+        let id = machine.submit(request, deadline: deadline, now: time.now, into: &actions)
         waiters.file(call, under: id)
         perform(actions)
+        actions.removeAll(keepingCapacity: true)
+        spareActions = actions
         return id
     }
 

@@ -165,11 +165,15 @@ extension RedisCommandConnectionStateMachine {
     /// Appends the timer change the new state needs: every event ends here.
     mutating func finish(_ actions: [Action]) -> [Action] {
         var actions = actions
+        finish(into: &actions)
+        return actions
+    }
+
+    mutating func finish(into actions: inout [Action]) {
         switch timer.change(to: wantedTimer()) {
         case .arm(let instant): actions.append(.armTimer(at: instant))
         case .cancel: actions.append(.cancelTimer)
         case nil: break
         }
-        return actions
     }
 }

@@ -130,22 +130,39 @@ package struct RedisCommandConnectionStateMachine: Sendable {
     package mutating func submit(
         _ request: RedisRequest, deadline: Duration, now: Duration
     ) -> (id: RedisRequestID, actions: [Action]) {
+        var actions: [Action] = []
+        let id = submit(request, deadline: deadline, now: now, into: &actions)
+        return (id, actions)
+    }
+
+    /// ``submit(_:deadline:now:)`` appending its actions to `actions`: the shell hands in a
+    /// buffer it keeps, so sending a command allocates no array of actions.
+    package mutating func submit(
+        _ request: RedisRequest, deadline: Duration, now: Duration, into actions: inout [Action]
+    ) -> RedisRequestID {
         let id = RedisRequestID(nextID)
         nextID += 1
-        if let refusal = refusal(at: now) { return (id, [.fail(id, refusal)]) }
-        guard deadline > now else { return (id, [.fail(id, .timedOut)]) }
-        guard pendingCount < configuration.maxPendingCommands else { return (id, [.fail(id, .tooManyPending)]) }
-        var actions: [Action] = []
+        if let refusal = refusal(at: now) {
+            actions.append(.fail(id, refusal))
+            return id
+        }
+        guard deadline > now else {
+            actions.append(.fail(id, .timedOut))
+            return id
+        }
+        guard pendingCount < configuration.maxPendingCommands else {
+            actions.append(.fail(id, .tooManyPending))
+            return id
+        }
         let command = PendingCommand(id: id, request: request, deadline: deadline, writtenAt: now)
         if case .ready = state {
-            var bytes: [UInt8] = []
-            request.encode(into: &bytes)
             inFlight.append(command)
-            actions.append(.write(bytes))
+            actions.append(.write(request.encoded))
         } else {
             queued.append(command)
         }
-        return (id, finish(actions))
+        finish(into: &actions)
+        return id
     }
 
     /// `submit(_:deadline:now:)` for a caller with a timeout of its own rather than a deadline.

@@ -50,6 +50,15 @@ package enum RedisRequest: Sendable, Hashable {
         }
     }
 
+    /// The command as first sent, in one buffer: a request its caller encoded is that buffer
+    /// itself, not a copy.
+    var encoded: [UInt8] {
+        if case .encoded(let bytes, _, _) = self { return bytes }
+        var buffer: [UInt8] = []
+        encode(into: &buffer)
+        return buffer
+    }
+
     private static let multi = RESPCommand("MULTI")
     private static let exec = RESPCommand("EXEC")
 

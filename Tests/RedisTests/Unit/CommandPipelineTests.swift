@@ -26,6 +26,19 @@ struct CommandPipelineTests {
         #expect(machine.pendingCount == 0)
     }
 
+    /// A submission appends its actions to the shell's buffer, after what it holds; a request
+    /// its caller encoded is written as that very buffer, not a copy of it.
+    @Test func aSubmissionAppendsItsActionsAndWritesAnEncodedRequestAsItIs() throws {
+        var machine = readyCommandMachine()
+        let bytes = encoded(RESPCommand("GET", "a"))
+        var actions: [CommandMachine.Action] = [.cancelTimer]
+        let id = machine.submit(.encoded(bytes, leadingReplies: 0, routingKey: nil), deadline: ms(500), now: ms(1), into: &actions)
+        #expect(actions == [.cancelTimer, .write(bytes), .armTimer(at: ms(500))])
+        guard case .write(let written) = actions[1] else { throw CancellationError() }
+        #expect(written.withUnsafeBufferPointer { $0.baseAddress } == bytes.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(machine.received(wire("$1\r\nx\r\n"), now: ms(2)) == [.succeed(id, .bulkString(wire("x"))), .cancelTimer])
+    }
+
     @Test func errorRepliesAreRepliesOfTheirCommand() {
         var machine = readyCommandMachine()
         let a = machine.get("a", deadline: ms(500), now: ms(1))
