@@ -16,13 +16,37 @@ extension ProductDetailsService {
         return begun(look, after: await shared.peek(id: id, deadline: look.readDeadline))
     }
 
-    /// The look ``beginSharedPhase(id:shared:)`` takes, without a task: `completion` runs on the
-    /// caller's loop with what it would return. Returns what cancels the look, or `nil` when
-    /// there is no look to take or the store cannot take it from this thread (`completion` then
-    /// never runs).
-    func beginSharedPhase(id: String, shared: SharedCache, completion: @escaping @Sendable (BegunSharedPhase) -> Void) -> (() -> Void)? {
-        guard let look = startLook(id: id, shared: shared) else { return nil }
-        return shared.peek(id: id, deadline: look.readDeadline) { [self] peek in completion(begun(look, after: peek)) }
+    /// The look ``beginSharedPhase(id:shared:)`` takes for `pending`, without a task:
+    /// `completion` runs on the caller's loop with what the look ends in
+    /// (``lookup(after:_:)``), perhaps before this returns. Returns what cancels the look, or
+    /// `nil` when there is no look to take or the store cannot take it from this thread
+    /// (`completion` then never runs). One ``SharedFirstLook`` carries it to the store's reply.
+    func beginSharedPhase(
+        _ pending: PendingDetail, shared: SharedCache, completion: @escaping @Sendable (DetailLookup) -> Void
+    ) -> (() -> Void)? {
+        guard let look = startLook(id: pending.id, shared: shared) else { return nil }
+        guard let admission = shared.admitPeek(deadline: look.readDeadline) else {
+            completion(lookup(after: begun(look, after: .failed), pending))
+            return {}
+        }
+        let firstLook = SharedFirstLook(service: self, shared: shared, look: look, admission: admission, pending: pending, completion: completion)
+        // The closure holds the one object and nothing else, so it needs no context of its own.
+        guard let cancel = shared.store.peek(id: pending.id, deadline: look.readDeadline, completion: { [firstLook] result in
+            firstLook.peeked(result)
+        }) else {
+            shared.abandonPeek()
+            return nil
+        }
+        return cancel
+    }
+
+    /// What a request's first look ends in: the answer of a fresh page, or else the request,
+    /// pending with the look for the load to carry on from.
+    func lookup(after begun: BegunSharedPhase, _ pending: PendingDetail) -> DetailLookup {
+        if let answer = answer(of: begun) { return .answered(answer) }
+        var pending = pending
+        pending.begun = begun
+        return .pending(pending)
     }
 
     /// The answer a first look gave by itself (a fresh page), counted as the load it spares.
@@ -36,7 +60,7 @@ extension ProductDetailsService {
     }
 
     /// A first look about to be taken.
-    private struct Look {
+    struct Look: Sendable {
         let id: String
         let machine: SharedLookupMachine
         let readDeadline: Duration
@@ -54,7 +78,7 @@ extension ProductDetailsService {
         return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline)
     }
 
-    private func begun(_ look: Look, after peek: SharedPeek) -> BegunSharedPhase {
+    func begun(_ look: Look, after peek: SharedPeek) -> BegunSharedPhase {
         var machine = look.machine
         let next: SharedLookupMachine.Action
         var peeked = false

@@ -170,15 +170,7 @@ package final class ProductDetailsService: Sendable {
     package func lookInSharedCache(_ pending: PendingDetail, completion: @escaping @Sendable (DetailLookup) -> Void) -> (() -> Void)? {
         guard let shared, !pending.noCache, pending.begun == nil, Self.isValidID(pending.id) else { return nil }
         if case .stale(_, _, revalidate: true, _)? = pending.cached { return nil }
-        return beginSharedPhase(id: pending.id, shared: shared) { [self] begun in
-            if let answer = answer(of: begun) {
-                completion(.answered(answer))
-            } else {
-                var pending = pending
-                pending.begun = begun
-                completion(.pending(pending))
-            }
-        }
+        return beginSharedPhase(pending, shared: shared, completion: completion)
     }
 
     private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {

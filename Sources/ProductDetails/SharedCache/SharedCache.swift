@@ -103,40 +103,45 @@ package final class SharedCache: Sendable {
     /// found is counted as a read's result; `.unknown` is not, as the read that follows will be.
     func peek(id: String, deadline: Duration) async -> SharedPeek {
         let result = await guarded({ deadline async throws(SharedStoreFailure) in try await store.peek(id: id, deadline: deadline) }, deadline: deadline)
+        guard let result else { return .failed }
+        return counted(result)
+    }
+
+    /// ``peek(id:deadline:)`` without a task, in three steps around the store's
+    /// ``SharedPageStore/peek(id:deadline:completion:)``, which its caller makes itself (one
+    /// object of its own carries the look, with no closure per layer): the breaker's admission,
+    /// which answers whether the call was cut short (nil: refused, a `.failed` look); then, with
+    /// the store's result, ``finishPeek(_:cutShort:)``; or, when the store cannot take the call
+    /// from this thread, ``abandonPeek()``.
+    func admitPeek(deadline: Duration) -> PeekAdmission? {
+        let now = time.now
+        guard admitted(now: now) else { return nil }
+        return PeekAdmission(cutShort: deadline - now < settings.timeout / 2)
+    }
+
+    /// What an admitted peek found, told to the breaker and counted as ``peek(id:deadline:)``
+    /// counts it.
+    func finishPeek(_ result: Result<SharedRead?, SharedStoreFailure>, _ admission: PeekAdmission) -> SharedPeek {
+        settle(result, cutShort: admission.cutShort)
+        return counted(result)
+    }
+
+    /// A peek's result counted: what it found as a read's result, a failure as one; `.unknown`
+    /// not, as the read that follows will be.
+    private func counted(_ result: Result<SharedRead?, SharedStoreFailure>) -> SharedPeek {
         switch result {
         case .success(let read?): return .found(counted(read))
         case .success(nil): return .unknown
         case .failure(let failure):
             if let result = failure.readResult { events.sharedRead(result) }
             return .failed
-        case nil:
-            return .failed
         }
     }
 
-    /// ``peek(id:deadline:)`` without a task (``SharedPageStore/peek(id:deadline:completion:)``):
-    /// `completion` runs on the caller's thread, perhaps before this returns. Returns what
-    /// cancels the peek (a caller that left: not a failure of Redis), or `nil` when the store
-    /// cannot from here (`completion` then never runs): the caller awaits `peek`.
-    func peek(id: String, deadline: Duration, completion: @escaping @Sendable (SharedPeek) -> Void) -> (() -> Void)? {
-        guard admitted() else {
-            completion(.failed)
-            return {}
-        }
-        let cutShort = deadline - time.now < settings.timeout / 2
-        let cancel = store.peek(id: id, deadline: deadline) { [self] result in
-            settle(result, cutShort: cutShort)
-            switch result {
-            case .success(let read?): completion(.found(counted(read)))
-            case .success(nil): completion(.unknown)
-            case .failure(let failure):
-                if let result = failure.readResult { events.sharedRead(result) }
-                completion(.failed)
-            }
-        }
-        // Not sent: the admission is handed back, for the `peek` the caller makes instead.
-        if cancel == nil { breaker.withLock { $0.abandonProbe() } }
-        return cancel
+    /// An admitted peek the store could not send: the admission is handed back, for the `peek`
+    /// the caller makes instead.
+    func abandonPeek() {
+        breaker.withLock { $0.abandonProbe() }
     }
 
     /// `read` counted; a page that shows a product invalidated since it was stamped becomes
@@ -215,7 +220,7 @@ package final class SharedCache: Sendable {
     private func guarded<T: Sendable>(
         _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
     ) async -> Result<T, SharedStoreFailure>? {
-        guard admitted() else { return nil }
+        guard admitted(now: time.now) else { return nil }
         let cutShort = deadline - time.now < settings.timeout / 2
         let result: Result<T, SharedStoreFailure>
         do {
@@ -228,8 +233,8 @@ package final class SharedCache: Sendable {
     }
 
     /// Whether the breaker lets a call go now.
-    private func admitted() -> Bool {
-        let admission = breaker.withLock { $0.admit(now: time.now) }
+    private func admitted(now: Duration) -> Bool {
+        let admission = breaker.withLock { $0.admit(now: now) }
         if let change = admission.changedTo { events.sharedBreaker(change) }
         return admission.admitted
     }
