@@ -42,26 +42,28 @@ package struct RedisPageStore: SharedPageStore {
     /// replaces). Anything else (no generation yet, no lease, a value of this generation in
     /// another format) is nil: the read script then does what it does for those.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
-        try peeked(try await run(Self.peekRequest(id, keys), deadline: deadline))
+        try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline), wallClock: wallClock)
     }
 
     package func peek(
         id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
     ) -> (() -> Void)? {
-        redis.send(Self.peekRequest(id, keys), deadline: deadline) { outcome in
-            completion(Result { () throws(SharedStoreFailure) in try peeked(try Self.checked(outcome)) })
+        // The reply needs the clock alone: capturing the whole store would retain each of its parts.
+        let wallClock = self.wallClock
+        return redis.send(Self.peekRequest(id, keys), deadline: deadline) { outcome in
+            completion(Result { () throws(SharedStoreFailure) in try Self.peeked(try Self.checked(outcome), wallClock: wallClock) })
         }
     }
 
     /// What the peek's `MGET` answered.
-    private func peeked(_ reply: RESPValue) throws(SharedStoreFailure) -> SharedRead? {
-        guard let values = reply.elements, values.count == 3 else { throw Self.unexpected(reply) }
+    private static func peeked(_ reply: RESPValue, wallClock: any WallClock) throws(SharedStoreFailure) -> SharedRead? {
+        guard let values = reply.elements, values.count == 3 else { throw unexpected(reply) }
         guard let generationToken = values[0].string else { return nil }
-        if let bytes = values[1].bulkBytes, Self.belongs(bytes, to: generationToken) {
+        if let bytes = values[1].bulkBytes, belongs(bytes, to: generationToken) {
             // Of this generation but unreadable: the script deletes it.
-            return page(in: bytes, of: generationToken)
+            return page(in: bytes, of: generationToken, now: wallClock.sinceEpoch)
         }
-        if let lease = values[2].bulkBytes, Self.belongs(lease, to: generationToken) { return .loadingElsewhere }
+        if let lease = values[2].bulkBytes, belongs(lease, to: generationToken) { return .loadingElsewhere }
         return nil
     }
 
@@ -114,7 +116,7 @@ package struct RedisPageStore: SharedPageStore {
         switch (kind, elements.count) {
         case (1, 3):
             guard let bytes = elements[2].bulkBytes else { throw Self.unexpected(reply) }
-            guard let page = page(in: bytes, of: generationToken) else {
+            guard let page = Self.page(in: bytes, of: generationToken, now: wallClock.sinceEpoch) else {
                 // Not ours to read (another format): a miss, and gone.
                 _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id)))), deadline: deadline)
                 if afterDeleting { return .loadingElsewhere }
@@ -130,11 +132,12 @@ package struct RedisPageStore: SharedPageStore {
         }
     }
 
-    /// The page in a page value (`<generation> <page>`) of generation `token`, if it is one.
-    private func page(in bytes: [UInt8], of token: String) -> SharedRead? {
-        guard Self.belongs(bytes, to: token), let (page, storedAt) = SharedPageCodec.decode(bytes, dropping: token.utf8.count + 1)
+    /// The page in a page value (`<generation> <page>`) of generation `token`, if it is one, read
+    /// at `now` by this replica's clock.
+    private static func page(in bytes: [UInt8], of token: String, now: Duration) -> SharedRead? {
+        guard belongs(bytes, to: token), let (page, storedAt) = SharedPageCodec.decode(bytes, dropping: token.utf8.count + 1)
         else { return nil }
-        return .page(page, age: Self.age(of: page, storedAt: storedAt, now: wallClock.sinceEpoch), generation: SharedGeneration(token))
+        return .page(page, age: age(of: page, storedAt: storedAt, now: now), generation: SharedGeneration(token))
     }
 
     /// How long ago a page stored at `storedAt` (by its storer's clock) was stored, by this
