@@ -111,7 +111,7 @@ package final class SharedCache: Sendable {
     /// ``SharedPageStore/peek(id:deadline:completion:)``, which its caller makes itself (one
     /// object of its own carries the look, with no closure per layer): the breaker's admission,
     /// which answers whether the call was cut short (nil: refused, a `.failed` look); then, with
-    /// the store's result, ``finishPeek(_:cutShort:)``; or, when the store cannot take the call
+    /// the store's result, ``finishPeek(_:_:)``; or, when the store cannot take the call
     /// from this thread, ``abandonPeek()``.
     func admitPeek(deadline: Duration) -> PeekAdmission? {
         let now = time.now
@@ -220,8 +220,9 @@ package final class SharedCache: Sendable {
     private func guarded<T: Sendable>(
         _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
     ) async -> Result<T, SharedStoreFailure>? {
-        guard admitted(now: time.now) else { return nil }
-        let cutShort = deadline - time.now < settings.timeout / 2
+        let now = time.now
+        guard admitted(now: now) else { return nil }
+        let cutShort = deadline - now < settings.timeout / 2
         let result: Result<T, SharedStoreFailure>
         do {
             result = .success(try await call(deadline))

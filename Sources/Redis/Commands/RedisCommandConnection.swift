@@ -6,8 +6,9 @@ import Timekeeping
 /// shell feeds it the socket's events, performs its actions and answers the calls they name.
 ///
 /// `@unchecked Sendable`: `machine`, `socket`, `waiters`, `busyPoll`, `isBusyPolling` and
-/// `spareActions` are touched only on `loop`'s thread, reached through `loop.execute` or by callers running there;
-/// `ready` is an `Atomic`, read from anywhere; `loop`, `time` and `observer` are immutable.
+/// `spareActions` are touched only on `loop`'s thread, reached through `loop.execute` or by
+/// callers running there; `ready` is an `Atomic`, read from anywhere; `loop`, `time` and
+/// `observer` are immutable.
 final class RedisCommandConnection: @unchecked Sendable {
     let loop: EventLoop
     let time: any TimeSource
