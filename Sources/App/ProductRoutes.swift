@@ -103,11 +103,11 @@ struct ProductRoutes {
         writer.raw(#"{"items":["#)
         for (index, result) in results.enumerated() {
             if index > 0 { writer.raw(",") }
-            let object: [UInt8]
+            let object: ArraySlice<UInt8>
             switch result {
             case .success(let answer): object = answer.document.body
-            case .failure(let error) where error == .invalidID: object = ProductDetailsError.invalidID(named: ids[index]).problemJSON
-            case .failure(let error): object = error.problemJSON
+            case .failure(let error) where error == .invalidID: object = ProductDetailsError.invalidID(named: ids[index]).problemJSON[...]
+            case .failure(let error): object = error.problemJSON[...]
             }
             writer.raw(#"{"id":"#)
             writer.string(ids[index])

@@ -113,7 +113,7 @@ package final class TCPStream: LoopHandle {
         }
     }
 
-    package func write(_ head: [UInt8], _ body: [UInt8]) {
+    package func write(_ head: [UInt8], _ body: ArraySlice<UInt8>) {
         head.withUnsafeBytes { head in body.withUnsafeBytes { write(head, $0) } }
     }
 

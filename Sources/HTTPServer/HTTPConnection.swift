@@ -178,7 +178,7 @@ final class HTTPConnection {
         guard machine.state == .responding else { return }
         if let cut = resetAfterBodyBytes, let prefix = cut(context) {
             var truncated = response
-            truncated.body = Array(response.body.prefix(prefix))
+            truncated.body = response.body.prefix(prefix)
             truncated.headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
             write(truncated, method: request.method, version: request.version, keepAlive: true)
             machine.closing()

@@ -8,11 +8,17 @@ public struct HTTPResponse: Sendable {
     package var headers: HTTPHeaders
     /// More fields, already in wire form, written after `headers`: how hot paths answer.
     package var fields = FieldBlock()
-    package var body: [UInt8]
+    /// A slice, so that a page kept as part of a larger buffer (read from the shared cache) is
+    /// answered from it without a copy.
+    package var body: ArraySlice<UInt8>
     /// How `body` is coded, for the answer observer; the route that negotiates sets it.
     package var coding: ResponseCoding = .fixed
 
     package init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(), body: [UInt8] = []) {
+        self.init(status: status, headers: headers, fields: fields, body: body[...])
+    }
+
+    package init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(), body: ArraySlice<UInt8>) {
         self.status = status
         self.headers = headers
         self.fields = fields

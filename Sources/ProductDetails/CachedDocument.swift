@@ -9,7 +9,9 @@
 package final class CachedDocument: Sendable, Equatable {
     /// 200 (detail JSON) or 404 (problem+json).
     package let status: Int
-    package let body: [UInt8]
+    /// A slice: a page read from the shared cache keeps the reply's one buffer, body and gzip
+    /// member both, rather than a copy of each.
+    package let body: ArraySlice<UInt8>
     /// Strong and quoted, from the body's XXH64 (``EntityTag/strong(for:)``).
     package let etag: String
     /// Parts left out because their upstream failed; such a document is cached only briefly.
@@ -29,13 +31,19 @@ package final class CachedDocument: Sendable, Equatable {
     package convenience init(
         status: Int, body: [UInt8], missing: [DetailPart] = [], shownProducts: [String] = [], gzip member: [UInt8]? = nil
     ) {
+        self.init(status: status, body: body[...], missing: missing, shownProducts: shownProducts, gzip: member?[...])
+    }
+
+    package convenience init(
+        status: Int, body: ArraySlice<UInt8>, missing: [DetailPart] = [], shownProducts: [String] = [], gzip member: ArraySlice<UInt8>?
+    ) {
         let etag = EntityTag.strong(for: body)
         self.init(
             status: status, body: body, etag: etag, missing: missing, shownProducts: shownProducts,
             gzip: member.map { GzipVariant(body: $0, identityETag: etag) })
     }
 
-    private init(status: Int, body: [UInt8], etag: String, missing: [DetailPart], shownProducts: [String], gzip: GzipVariant?) {
+    private init(status: Int, body: ArraySlice<UInt8>, etag: String, missing: [DetailPart], shownProducts: [String], gzip: GzipVariant?) {
         self.status = status
         self.body = body
         self.etag = etag
@@ -48,7 +56,7 @@ package final class CachedDocument: Sendable, Equatable {
     package func withGzip(_ member: [UInt8]) -> CachedDocument {
         CachedDocument(
             status: status, body: body, etag: etag, missing: missing, shownProducts: shownProducts,
-            gzip: GzipVariant(body: member, identityETag: etag))
+            gzip: GzipVariant(body: member[...], identityETag: etag))
     }
 
     package static func == (lhs: CachedDocument, rhs: CachedDocument) -> Bool {
@@ -62,7 +70,8 @@ package final class CachedDocument: Sendable, Equatable {
     }
 
     /// The bytes this document holds in the cache (both bodies, their tags, the ids it shows and
-    /// a fixed overhead).
+    /// a fixed overhead; a page read from the shared cache also keeps its value's generation and
+    /// header line, some hundred bytes, in the buffer its bodies share).
     var cacheCost: Int {
         let variant = gzip.map { $0.body.count + $0.etag.utf8.count } ?? 0
         return body.count + etag.utf8.count + variant + 64 + shownProducts.reduce(0) { $0 + $1.utf8.count + 16 }

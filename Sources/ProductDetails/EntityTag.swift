@@ -13,6 +13,10 @@ package enum EntityTag {
     /// no tag costs an allocation (a page read from the shared cache makes both). Sixty bits are
     /// plenty: a tag only tells one version of a page from another.
     package static func strong(for body: [UInt8]) -> String {
+        strong(for: body[...])
+    }
+
+    package static func strong(for body: ArraySlice<UInt8>) -> String {
         let hash = body.withUnsafeBytes(XXHash64.hash)
         return String(unsafeUninitializedCapacity: hashCharacters + 2) { buffer in
             buffer[0] = UInt8(ascii: "\"")

@@ -5,11 +5,11 @@
 /// The tag is derived from the identity one, not hashed from these bytes, so every replica gives
 /// the same variant the same tag whatever its compressor produced.
 package struct GzipVariant: Sendable, Equatable {
-    package let body: [UInt8]
+    package let body: ArraySlice<UInt8>
     /// The identity tag with `-gz` before its closing quote: `"<10 characters>-gz"`.
     package let etag: String
 
-    package init(body: [UInt8], identityETag: String) {
+    package init(body: ArraySlice<UInt8>, identityETag: String) {
         self.body = body
         self.etag = EntityTag.gzipVariant(of: identityETag)
     }

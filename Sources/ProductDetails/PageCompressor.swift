@@ -5,5 +5,5 @@
 /// Called on the thread of the load that stores the page, once per stored page, never per hit.
 package protocol PageCompressor: Sendable {
     /// `body` as one gzip member; nil when it could not be compressed (the page stays identity).
-    func gzip(_ body: [UInt8]) -> [UInt8]?
+    func gzip(_ body: ArraySlice<UInt8>) -> [UInt8]?
 }

@@ -79,13 +79,15 @@ enum SharedPageCodec {
         guard let gzipCount = header.number(), header.isAtEnd, gzipCount <= value.endIndex - (newline + 1) else { return nil }
         let gzipBytes = Int(gzipCount)
         let gzipStart = value.endIndex - gzipBytes
-        var member: [UInt8]?
+        // The body and the member are slices of `bytes`: the reply's buffer is the page's, with
+        // no copy of either (the generation and header before them cost a few dozen bytes).
+        var member: ArraySlice<UInt8>?
         if gzipBytes > 0 {
             guard value[gzipStart...].starts(with: gzipMagic) else { return nil }
-            member = Array(value[gzipStart...])
+            member = value[gzipStart...]
         }
         let document = CachedDocument(
-            status: Int(status), body: Array(value[(newline + 1)..<gzipStart]), missing: missing, shownProducts: shown, gzip: member)
+            status: Int(status), body: value[(newline + 1)..<gzipStart], missing: missing, shownProducts: shown, gzip: member)
         let page = SharedPage(
             document: document, ttl: .milliseconds(ttl),
             staleIfError: .milliseconds(staleIfError), staleWhileRevalidate: .milliseconds(staleWhileRevalidate),

@@ -36,7 +36,7 @@ struct ContentCodingRouteTests {
             if gzipped {
                 #expect(reply.header("Content-Encoding") == "gzip")
                 #expect(reply.header("ETag") == String(etag.dropLast()) + "-gz\"")
-                #expect(try Self.inflate(reply.response.body) == identity.response.body)
+                #expect(try Self.inflate(Array(reply.response.body)) == Array(identity.response.body))
                 #expect(reply.response.body.count < identity.response.body.count)
                 #expect(reply.response.coding == .gzip(identityBytes: identity.response.body.count))
             } else {
@@ -54,7 +54,7 @@ struct ContentCodingRouteTests {
             #expect(!miss.immediate && miss.header("Cache-Status") == "product-details; fwd=miss; ttl=60")
             #expect(miss.header("Content-Encoding") == "gzip" && miss.header("Vary") == "Accept-Encoding")
             let identity = try await app.request("/products/p2")
-            #expect(try Self.inflate(miss.response.body) == identity.response.body)
+            #expect(try Self.inflate(Array(miss.response.body)) == Array(identity.response.body))
         }
     }
 

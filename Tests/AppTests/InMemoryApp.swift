@@ -167,6 +167,6 @@ enum InMemoryAppError: Error {
 extension InMemoryApp.Answer {
     /// The body as an order-preserving JSON value.
     func json() throws -> JSONValue {
-        try JSONValue.parse(response.body)
+        try JSONValue.parse(Array(response.body))
     }
 }

@@ -38,8 +38,8 @@ struct TCPStreamWriteTests {
         let port = try await Task(executorPreference: loop) { () throws -> Int in
             let listener = try TCPListener(loop: loop, address: try SocketAddress(ip: "127.0.0.1", port: 0), reusePort: false) { stream in
                 handles.accepted.append(stream)
-                stream.write(parts[0], parts[1])
-                stream.write(parts[2], parts[3])
+                stream.write(parts[0], parts[1][...])
+                stream.write(parts[2], parts[3][...])
                 report.yield(stream.queuedWriteBytes)
                 stream.closeAfterFlush()
             }

@@ -65,14 +65,14 @@ struct AttachedContextTests {
     @Test func theResponderRouteAndObserverSeeTheAttachmentTypedAndInPlace() async throws {
         let seen = Seen()
         let response = try await Self.answer("/page/now", seen: seen)
-        #expect(response.body == Array("now".utf8))
+        #expect(Array(response.body) == Array("now".utf8))
         #expect(seen.lines.withLock { $0 } == ["route /page/{id} front", "observer /page/{id} r1 front"])
     }
 
     @Test func deferredWorkSeesWhatThePromiseAttached() async throws {
         let seen = Seen()
         let response = try await Self.answer("/page/p1", seen: seen)
-        #expect(response.body == Array("later".utf8))
+        #expect(Array(response.body) == Array("later".utf8))
         #expect(seen.lines.withLock { $0 } == [
             "route /page/{id} front", "promise front", "task r1 handed on", "observer /page/{id} r1 handed on",
         ])

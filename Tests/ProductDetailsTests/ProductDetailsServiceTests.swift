@@ -85,7 +85,7 @@ struct ProductDetailsServiceTests {
         catalog.productPort.respond { _, _ in .failure(.notFound) }
         let answer = try #require(await harness.detail("gone").answer)
         #expect(answer.document.status == 404)
-        #expect(answer.document.body == ProductDetailsError.notFound(id: "gone").problemJSON)
+        #expect(Array(answer.document.body) == ProductDetailsError.notFound(id: "gone").problemJSON)
         #expect(answer.cache.ttlRemaining == .seconds(5))
         #expect(catalog.productPort.callCount == 1)
 

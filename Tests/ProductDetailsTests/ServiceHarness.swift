@@ -26,11 +26,12 @@ struct ServiceHarness {
         }
     }
 
-    /// The exact bytes of the complete document the fake catalogue yields for `id`.
-    static func expectedBody(_ id: String) -> [UInt8] {
+    /// The exact bytes of the complete document the fake catalogue yields for `id` (a slice, as
+    /// a document holds its body).
+    static func expectedBody(_ id: String) -> ArraySlice<UInt8> {
         DetailEncoder.encode(ProductDetail(
             product: FakeCatalog.product(id), reviews: FakeCatalog.reviews(id), suggested: FakeCatalog.suggested(id)
-        ))
+        ))[...]
     }
 }
 

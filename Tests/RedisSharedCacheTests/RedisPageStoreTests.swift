@@ -243,7 +243,7 @@ struct RedisPageStoreTests {
             Issue.record("expected the current holder's page")
             return
         }
-        #expect(page.document.body == Array("current".utf8))
+        #expect(page.document.body.elementsEqual("current".utf8))
     }
 
     /// A holder that died renews nothing: its lease carries the lease duration as its expiry,

@@ -33,17 +33,22 @@ final class LoopDeflaters: PageCompressor {
     /// A page's gzip variant, made once when it is stored. igzip's member carries its codes (some
     /// 60 to 90 bytes), which a body of a few hundred bytes does not repay: when its member is no
     /// smaller than the body, libdeflate's (whose fixed codes need no table) is tried instead.
-    func gzip(_ body: [UInt8]) -> [UInt8]? {
+    func gzip(_ body: ArraySlice<UInt8>) -> [UInt8]? {
         let page = groupLoop.map { loop in pages.value(on: loop) { PageGzipper(samples: PageSamples.bodies) } }
             ?? PageGzipper(samples: PageSamples.bodies)
-        if let member = page.compress(body), member.count < body.count { return member }
+        if let member = body.withUnsafeBytes({ page.compress($0) }), member.count < body.count { return member }
         return gzipAnswer(body)
     }
 
     /// An answer's body compressed for this answer alone.
-    func gzipAnswer(_ body: [UInt8]) -> [UInt8]? {
-        guard let loop = groupLoop else { return (try? GzipCompressor(level: Self.answerLevel))?.compress(body) }
-        return answers.value(on: loop) { try? GzipCompressor(level: Self.answerLevel) }?.compress(body)
+    func gzipAnswer(_ body: ArraySlice<UInt8>) -> [UInt8]? {
+        let compressor: GzipCompressor?
+        if let loop = groupLoop {
+            compressor = answers.value(on: loop) { try? GzipCompressor(level: Self.answerLevel) }
+        } else {
+            compressor = try? GzipCompressor(level: Self.answerLevel)
+        }
+        return compressor.map { compressor in body.withUnsafeBytes { compressor.compress($0) } }
     }
 
     /// The group's loop this runs on, if any.

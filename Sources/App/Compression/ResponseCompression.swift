@@ -18,7 +18,7 @@ struct ResponseCompression: Sendable {
               let member = deflaters.gzipAnswer(response.body), member.count < response.body.count
         else { return }
         response.coding = .gzip(identityBytes: response.body.count)
-        response.body = member
+        response.body = member[...]
         response.headers.add(name: "Content-Encoding", value: "gzip")
     }
 }
