@@ -16,10 +16,13 @@ package struct RedisPageStore: SharedPageStore {
     let invalidationMemory: Int
     /// What a page's stored-at time is written and its age read by: the replicas' clocks.
     let wallClock: any WallClock
+    /// Told of each page read whose age this clock put out of bounds (the clocks disagree).
+    let clockSkew: @Sendable (PageClockSkew) -> Void
 
     package init(
         redis: any RedisCommandRunner, keys: SharedCacheKeys, leaseDuration: Duration, generationLifetime: Duration,
-        invalidationMemory: Int = SharedCacheSettings().invalidationMemory, wallClock: any WallClock = SystemWallClock()
+        invalidationMemory: Int = SharedCacheSettings().invalidationMemory, wallClock: any WallClock = SystemWallClock(),
+        clockSkew: @escaping @Sendable (PageClockSkew) -> Void = { _ in }
     ) {
         self.redis = redis
         self.keys = keys
@@ -27,6 +30,7 @@ package struct RedisPageStore: SharedPageStore {
         self.generationLifetime = generationLifetime
         self.invalidationMemory = invalidationMemory
         self.wallClock = wallClock
+        self.clockSkew = clockSkew
     }
 
     package func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead {
@@ -42,26 +46,26 @@ package struct RedisPageStore: SharedPageStore {
     /// replaces). Anything else (no generation yet, no lease, a value of this generation in
     /// another format) is nil: the read script then does what it does for those.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
-        try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline), wallClock: wallClock)
+        try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline), clock: clock)
     }
 
     package func peek(
         id: String, deadline: Duration, completion: @escaping @Sendable (Result<SharedRead?, SharedStoreFailure>) -> Void
     ) -> (() -> Void)? {
         // The reply needs the clock alone: capturing the whole store would retain each of its parts.
-        let wallClock = self.wallClock
+        let clock = self.clock
         return redis.send(Self.peekRequest(id, keys), deadline: deadline) { outcome in
-            completion(Result { () throws(SharedStoreFailure) in try Self.peeked(try Self.checked(outcome), wallClock: wallClock) })
+            completion(Result { () throws(SharedStoreFailure) in try Self.peeked(try Self.checked(outcome), clock: clock) })
         }
     }
 
     /// What the peek's `MGET` answered.
-    private static func peeked(_ reply: RESPValue, wallClock: any WallClock) throws(SharedStoreFailure) -> SharedRead? {
+    private static func peeked(_ reply: RESPValue, clock: PageClock) throws(SharedStoreFailure) -> SharedRead? {
         guard let values = reply.elements, values.count == 3 else { throw unexpected(reply) }
         guard let generationToken = values[0].string else { return nil }
         if let bytes = values[1].bulkBytes, belongs(bytes, to: generationToken) {
             // Of this generation but unreadable: the script deletes it.
-            return page(in: bytes, of: generationToken, now: wallClock.sinceEpoch)
+            return page(in: bytes, of: generationToken, clock: clock)
         }
         if let lease = values[2].bulkBytes, belongs(lease, to: generationToken) { return .loadingElsewhere }
         return nil
@@ -116,7 +120,7 @@ package struct RedisPageStore: SharedPageStore {
         switch (kind, elements.count) {
         case (1, 3):
             guard let bytes = elements[2].bulkBytes else { throw Self.unexpected(reply) }
-            guard let page = Self.page(in: bytes, of: generationToken, now: wallClock.sinceEpoch) else {
+            guard let page = Self.page(in: bytes, of: generationToken, clock: clock) else {
                 // Not ours to read (another format): a miss, and gone.
                 _ = try? await run(.command(RESPCommand("DEL", .string(keys.page(of: id)))), deadline: deadline)
                 if afterDeleting { return .loadingElsewhere }
@@ -132,21 +136,39 @@ package struct RedisPageStore: SharedPageStore {
         }
     }
 
-    /// The page in a page value (`<generation> <page>`) of generation `token`, if it is one, read
-    /// at `now` by this replica's clock.
-    private static func page(in bytes: [UInt8], of token: String, now: Duration) -> SharedRead? {
+    /// The page in a page value (`<generation> <page>`) of generation `token`, if it is one, aged
+    /// by this replica's clock.
+    private static func page(in bytes: [UInt8], of token: String, clock: PageClock) -> SharedRead? {
         guard belongs(bytes, to: token), let (page, storedAt) = SharedPageCodec.decode(bytes, dropping: token.utf8.count + 1)
         else { return nil }
-        return .page(page, age: age(of: page, storedAt: storedAt, now: now), generation: SharedGeneration(token))
+        let (age, skew) = age(of: page, storedAt: storedAt, now: clock.wall.sinceEpoch)
+        if let skew { clock.skew(skew) }
+        return .page(page, age: age, generation: SharedGeneration(token))
     }
 
     /// How long ago a page stored at `storedAt` (by its storer's clock) was stored, by this
     /// replica's clock at `now`: never less than zero, and always short of the page's lifetime.
     /// Redis still holds the page, so it has not outlived it: a clock ahead of the storer's must
     /// not make it a miss (every read a load, for as long as the clocks disagree). Clocks that
-    /// disagree by some amount shift the page's freshness by as much, within those bounds.
-    static func age(of page: SharedPage, storedAt: Duration, now: Duration) -> Duration {
-        min(max(.zero, now - storedAt), page.lifetime - .milliseconds(1))
+    /// disagree by some amount shift the page's freshness by as much, within those bounds; by
+    /// more than ``PageClockSkew/tolerance`` beyond them, the skew is named.
+    static func age(of page: SharedPage, storedAt: Duration, now: Duration) -> (Duration, PageClockSkew?) {
+        let raw = now - storedAt
+        let latest = page.lifetime - .milliseconds(1)
+        let skew: PageClockSkew? = raw < .zero - PageClockSkew.tolerance ? .storedInFuture
+            : raw > page.lifetime + PageClockSkew.tolerance ? .pastLifetime : nil
+        return (min(max(.zero, raw), latest), skew)
+    }
+
+    /// What a read needs to age its page: the replica's clock, and where to tell a skew.
+    private struct PageClock: Sendable {
+        let wall: any WallClock
+        let skew: @Sendable (PageClockSkew) -> Void
+    }
+
+    /// The clock a reply's pages are aged by, and where a skew is told.
+    private var clock: PageClock {
+        PageClock(wall: wallClock, skew: clockSkew)
     }
 
     /// Whether a page or lease value starts with generation `token` and a space.

@@ -1,6 +1,7 @@
 import RedisSharedCache
 import ProductDetails
 import RESP
+import Locking
 import PureTestSupport
 import Testing
 import TestSupport
@@ -322,19 +323,29 @@ struct RedisPageStoreTests {
     /// reads a page stored "later" as just stored; one whose clock is far ahead reads it as at the
     /// end of its lifetime, never as gone: Redis still holds it, and a miss there would make every
     /// read a load for as long as the clocks disagree.
+    /// Beyond a second out of bounds, the clamp is told (the replicas' clocks disagree), by the
+    /// peek and by the script alike.
     @Test func aPagesAgeIsBoundedWhateverTheReadersClockSays() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
-        for (offset, expected) in [(Duration.seconds(7), Duration.seconds(7)), (.seconds(-10), .zero), (.seconds(3600), .milliseconds(359_999))] {
-            let reader = RedisPageStore(
-                redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600),
-                wallClock: ManualTimeSource(now: wall.now + offset))
-            guard case .page(let page, let age, _) = try await reader.read(id: "p1", deadline: Self.far) else {
-                Issue.record("expected the stored page")
-                return
+        let cases: [(offset: Duration, age: Duration, skew: PageClockSkew?)] = [
+            (.seconds(7), .seconds(7), nil), (.milliseconds(-500), .zero, nil), (.seconds(-10), .zero, .storedInFuture),
+            (.seconds(3600), .milliseconds(359_999), .pastLifetime),
+        ]
+        for (offset, expected, expectedSkew) in cases {
+            for peeked in [false, true] {
+                let skews = Locked<[PageClockSkew]>([])
+                let reader = RedisPageStore(
+                    redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600),
+                    wallClock: ManualTimeSource(now: wall.now + offset), clockSkew: { skew in skews.withLock { $0.append(skew) } })
+                guard case .page(let page, let age, _) = try await reader.read(id: "p1", deadline: Self.far, peeked: peeked) else {
+                    Issue.record("expected the stored page")
+                    return
+                }
+                #expect(age == expected, "a reader \(offset) off")
+                #expect(page.standing(age: age) != .miss)
+                #expect(skews.withLock { $0 } == (expectedSkew.map { [$0] } ?? []), "a reader \(offset) off")
             }
-            #expect(age == expected, "a reader \(offset) off")
-            #expect(page.standing(age: age) != .miss)
         }
     }
 

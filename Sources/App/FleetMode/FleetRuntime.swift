@@ -39,9 +39,10 @@ final class FleetRuntime: Sendable {
         telemetry.metrics.countConnections(of: client)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.
         let longestPage = max(serviceSettings.ttl, serviceSettings.notFoundTTL) + max(serviceSettings.staleIfError, serviceSettings.staleWhileRevalidate)
+        let metrics = telemetry.metrics
         let store = RedisPageStore(
             redis: client, keys: keys, leaseDuration: settings.leaseDuration,
-            generationLifetime: max(.seconds(60), longestPage * 2))
+            generationLifetime: max(.seconds(60), longestPage * 2), clockSkew: { metrics.clockSkew($0) })
         shared = SharedCache(store: store, settings: settings, time: time, events: telemetry)
         telemetry.metrics.readInvalidationLog(of: shared)
         subscription = SubscriptionBox()

@@ -1,6 +1,7 @@
 import Metrics
 import ProductDetails
 import Redis
+import RedisSharedCache
 
 /// The shared cache's series: its reads, leases, the breaker, Redis commands and connections,
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's
@@ -21,6 +22,7 @@ final class SharedCacheMetrics: Sendable {
     private let reconnects: SmallTable<String, Counter>
     private let redirects: SmallTable<String, Counter>
     private let refreshes: SmallTable<String, Counter>
+    private let clockSkews: SmallTable<PageClockSkew, Counter>
     private let masters: Gauge
     private let uncoveredSlots: Gauge
     /// Kept to point `redis_command_connections` at the client once it exists.
@@ -58,6 +60,10 @@ final class SharedCacheMetrics: Sendable {
         refreshes = counters(
             "redis_cluster_refreshes_total", "Reads of the Redis Cluster's slot map, by result (changed, unchanged, failed: no node answered).",
             "result", ["changed", "unchanged", "failed"].map { ($0, $0) })
+        clockSkews = counters(
+            "shared_page_ages_clamped_total",
+            "Pages read from the shared cache whose age by this replica's clock was out of bounds by over a second, so clamped: stored in its future, or past their lifetime while Redis still held them. The replicas' clocks disagree.",
+            "reason", PageClockSkew.allCases.map { ($0, $0.rawValue) })
         masters = registry.gauge("redis_cluster_masters", help: "Masters in the Redis Cluster's slot map as last read; 0 on a single Redis.")
         uncoveredSlots = registry.gauge("redis_cluster_uncovered_slots", help: "Hash slots no master serves in the slot map as last read (commands for them fail).")
         countConnections { [:] }
@@ -91,6 +97,7 @@ final class SharedCacheMetrics: Sendable {
     }
 
     func sharedRead(_ result: SharedReadResult) { reads[result]?.increment() }
+    func clockSkew(_ skew: PageClockSkew) { clockSkews[skew]?.increment() }
     func lease(_ result: LeaseResult) { leases[result]?.increment() }
 
     func breaker(_ state: CircuitBreaker.State) {
