@@ -6,7 +6,6 @@
 package enum EntityTag {
     /// How many characters of the hash a tag holds: 60 bits, six a character.
     static let hashCharacters = 10
-    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
     /// `"` + the top 60 bits of the body's XXH64 as 10 URL-safe base64 characters + `"`: twelve
     /// bytes, and fifteen with the gzip variant's `-gz`, which a Swift string holds inline, so
@@ -20,11 +19,7 @@ package enum EntityTag {
         let hash = body.withUnsafeBytes(XXHash64.hash)
         return String(unsafeUninitializedCapacity: hashCharacters + 2) { buffer in
             buffer[0] = UInt8(ascii: "\"")
-            alphabet.withUTF8Buffer { alphabet in
-                for index in 0..<hashCharacters {
-                    buffer[1 + index] = alphabet[Int(truncatingIfNeeded: hash >> UInt64(58 - 6 * index)) & 63]
-                }
-            }
+            URLSafeBase64.write(hash >> 4, bits: 6 * hashCharacters, into: buffer, at: 1)
             buffer[hashCharacters + 1] = UInt8(ascii: "\"")
             return hashCharacters + 2
         }

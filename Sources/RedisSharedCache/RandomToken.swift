@@ -1,3 +1,4 @@
+import ProductDetails
 import Synchronization
 
 /// Tokens for generations and leases: 90 bits as 15 characters of the URL-safe base64 alphabet,
@@ -19,7 +20,6 @@ enum RandomToken {
         return generator.next() & ((1 << processBits) - 1)
     }()
     private static let counter = Atomic<UInt64>(0)
-    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
     static func make() -> String {
         let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue
@@ -30,16 +30,8 @@ enum RandomToken {
     /// character, most significant first.
     static func text(process: UInt64, counter: UInt64) -> String {
         String(unsafeUninitializedCapacity: length) { buffer in
-            alphabet.withUTF8Buffer { alphabet in
-                for index in 0..<(processBits / 6) {
-                    buffer[index] = alphabet[Int(truncatingIfNeeded: process >> UInt64(processBits - 6 * (index + 1))) & 63]
-                }
-                for index in 0..<(counterBits / 6) {
-                    buffer[processBits / 6 + index] =
-                        alphabet[Int(truncatingIfNeeded: counter >> UInt64(counterBits - 6 * (index + 1))) & 63]
-                }
-            }
-            return length
+            let next = URLSafeBase64.write(process, bits: processBits, into: buffer, at: 0)
+            return URLSafeBase64.write(counter, bits: counterBits, into: buffer, at: next)
         }
     }
 

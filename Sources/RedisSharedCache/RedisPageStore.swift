@@ -4,7 +4,7 @@ import RESP
 import Timekeeping
 
 /// The shared cache on Redis: pages, load leases and fleet-wide invalidation, each one command
-/// (most of them one script or transaction, so each step is atomic for the whole fleet).
+/// (most of them a script, so each step is atomic for the whole fleet).
 package struct RedisPageStore: SharedPageStore {
     let redis: any RedisCommandRunner
     package let keys: SharedCacheKeys
