@@ -10,8 +10,9 @@ import EventLoop
 /// ``ResponderAnswer/later(_:)``, ``AttachedPromise``) are `@inlinable public`: specialized where
 /// the application uses them, they look up no type metadata per request (Swift 6.3 does not
 /// inline an `@inlinable package` declaration into another module, bench/HISTORY.md), and they
-/// make their views in place (``withAttached(_:_:)``), not by copying the context. The attachment is read back with
-/// a checked cast: a route typed for another attachment reads nil, never memory of the wrong type.
+/// make their views in place (``withAttached(_:_:)``), not by copying the context. The
+/// attachment is read back with a checked cast: a route typed for another attachment reads nil,
+/// never memory of the wrong type.
 @dynamicMemberLookup
 public struct AttachedContext<Attachment: AnyObject & Sendable>: Sendable {
     /// What the server knows of the request.
