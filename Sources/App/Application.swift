@@ -115,7 +115,7 @@ package final class Application: Sendable {
         metrics.observe(service: service, server: server, client: client)
         readiness.server = server
         let port = try await server.start()
-        announce(configuration, port: port, pollingCheck: pollingCheck, fleet: fleet, logger: logger, group: group)
+        announce(configuration, port: port, pollingCheck: pollingCheck, demoCatalog: demoCatalog, fleet: fleet, logger: logger, group: group)
         return Application(
             configuration: configuration, group: group, server: server, client: client, service: service,
             logger: logger, demoCatalog: demoCatalog, fleet: fleet, time: time, signals: signals)
@@ -140,17 +140,22 @@ package final class Application: Sendable {
         let stub = CatalogStub(group: group, configuration: stubConfiguration)
         let port = try await stub.start()
         let origin = Origin(host: "127.0.0.1", port: port)
-        logger.lifecycle("no upstream configured: serving the demo catalog", [
-            ("catalogURL", origin.description), ("products", String(configuration.demoCatalogSize)),
-            ("try", "curl localhost:\(configuration.server.port)/products/p1"),
-        ])
         return ((origin, origin, origin), stub)
     }
 
     /// The start-up lines that say what runs: the listener, the mode, the effective settings.
     private static func announce(
-        _ configuration: AppConfiguration, port: Int, pollingCheck: String, fleet: FleetRuntime?, logger: Logger, group: EventLoopGroup
+        _ configuration: AppConfiguration, port: Int, pollingCheck: String, demoCatalog: CatalogStub?, fleet: FleetRuntime?,
+        logger: Logger, group: EventLoopGroup
     ) {
+        if let demoCatalog {
+            // Said once the listeners are bound, so that the hint names the port they took.
+            logger.lifecycle("no upstream configured: serving the demo catalog", [
+                ("catalogURL", Origin(host: "127.0.0.1", port: demoCatalog.port).description),
+                ("products", String(configuration.demoCatalogSize)),
+                ("try", "curl localhost:\(port)/products/p1"),
+            ])
+        }
         logger.lifecycle("listening", [
             ("host", configuration.server.host), ("port", String(port)), ("loops", String(group.loops.count)),
             ("version", AppVersion.current), ("allocator", AllocatorTuning.current),

@@ -1,11 +1,16 @@
 import EventLoop
 
 /// Where the service listens, settled before anything starts: `HOST` resolved to one numeric
-/// address, and `PORT` checked free of other processes (the kernel's pick for `0`). Either
-/// failure is a bad setting, named as the operator set it.
+/// address, and `PORT` checked free of other processes. Either failure is a bad setting, named as
+/// the operator set it.
+///
+/// `PORT=0` stays 0: the listeners take the kernel's pick themselves. A port picked here and let
+/// go is anyone's until the listeners bind it (another server's pick, the source port of any
+/// outgoing connection), and a suite that starts many services at once hit that window.
 struct ListenAddress: Sendable {
     /// The numeric address the listeners bind.
     let ip: String
+    /// The port the listeners bind: 0 when the kernel is to pick it.
     let port: Int
 
     static func settle(host: String, port: Int, on loop: EventLoop) async throws(ConfigurationError) -> ListenAddress {
@@ -17,7 +22,9 @@ struct ListenAddress: Sendable {
             throw ConfigurationError(setting: "HOST", reason: "\"\(host)\" cannot be listened on (\(error))")
         }
         do {
-            return ListenAddress(ip: ip, port: try PortProbe.bindOnce(address))
+            // With port 0 the bind still proves that the address can be listened on.
+            _ = try PortProbe.bindOnce(address)
+            return ListenAddress(ip: ip, port: port)
         } catch where error == .addressInUse {
             throw ConfigurationError(
                 setting: "PORT", reason: "\(port) on HOST \(host) is in use by another process (HOST=\(host), PORT=\(port))")
