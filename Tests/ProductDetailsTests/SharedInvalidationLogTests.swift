@@ -84,4 +84,17 @@ struct SharedInvalidationLogTests {
         #expect(!log.accepts(dependencies: ["s"], stamp: 107))
         #expect(log.latest == 110)
     }
+
+    /// Pages stamped at or after the newest product entry are accepted without a look-up per id;
+    /// those stamped between entries are still judged product by product.
+    @Test func pagesAroundTheNewestEntryAreJudgedAlike() {
+        var log = synced([.init(sequence: 110, id: "s")])
+        log.record(120, ids: ["t"])
+        #expect(log.accepts(dependencies: ["s"], stamp: 115))
+        #expect(!log.accepts(dependencies: ["s", "t"], stamp: 115))
+        #expect(log.accepts(dependencies: ["s", "t"], stamp: 120))
+        log.record(105, ids: ["u"])
+        #expect(!log.accepts(dependencies: ["u"], stamp: 104))
+        #expect(log.accepts(dependencies: ["u", "t"], stamp: 121))
+    }
 }

@@ -23,6 +23,9 @@ struct SharedInvalidationLog {
     private(set) var latest: UInt64 = 0
     private var everythingAt: UInt64 = 0
     private var invalidatedAt: [String: UInt64] = [:]
+    /// The newest sequence recorded for any one product (kept when its entry is forgotten): a
+    /// page stamped at or after it shows no product invalidated since, without a look-up per id.
+    private var newestProductEntry: UInt64 = 0
     /// Per-product entries oldest first (entries before `head` are forgotten), to bound memory.
     private var history: [(sequence: UInt64, id: String)] = []
     private var head = 0
@@ -40,6 +43,7 @@ struct SharedInvalidationLog {
         var learned = false
         for id in ids where invalidatedAt[id, default: 0] < sequence {
             invalidatedAt[id] = sequence
+            newestProductEntry = max(newestProductEntry, sequence)
             history.append((sequence, id))
             learned = true
         }
@@ -91,6 +95,7 @@ struct SharedInvalidationLog {
     /// shows after it either, as far as can be judged.
     func accepts(dependencies: some Collection<String>, stamp: UInt64) -> Bool {
         guard knownFrom != .max, stamp >= knownFrom, stamp >= everythingAt else { return false }
+        if stamp >= newestProductEntry { return true }
         return dependencies.allSatisfy { (invalidatedAt[$0] ?? 0) <= stamp }
     }
 }
