@@ -10,6 +10,9 @@ struct InvalidationLog<Key: Hashable> {
     private var everythingInvalidatedAt: UInt64 = 0
     private var forgottenBefore: UInt64 = 0
     private var generationByKey: [Key: UInt64] = [:]
+    /// The newest generation at which any one key was invalidated: a token at or after it
+    /// needs no look-up per key (an L2 hit stores its page with every id it shows).
+    private var newestKeyInvalidation: UInt64 = 0
     /// Per-key invalidations oldest first; entries before `head` are already forgotten.
     private var history: [(generation: UInt64, key: Key)] = []
     private var head = 0
@@ -34,6 +37,7 @@ struct InvalidationLog<Key: Hashable> {
         generation += 1
         for key in keys {
             generationByKey[key] = generation
+            newestKeyInvalidation = generation
             history.append((generation, key))
         }
         while history.count - head > capacity {
@@ -67,6 +71,7 @@ struct InvalidationLog<Key: Hashable> {
     func allowsStore(for key: Key, token: LoadToken) -> Bool {
         if token.generation < everythingInvalidatedAt { return false }
         if token.generation < forgottenBefore { return false }
+        if token.generation >= newestKeyInvalidation { return true }
         if let invalidatedAt = generationByKey[key], token.generation < invalidatedAt { return false }
         return true
     }
