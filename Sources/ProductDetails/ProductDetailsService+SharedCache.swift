@@ -72,9 +72,10 @@ extension ProductDetailsService {
     private func startLook(id: String, shared: SharedCache) -> Look? {
         guard !inFlight.isJoinable(id), let stamp = shared.stamp else { return nil }
         let token = cache.loadToken(for: id)
-        let deadline = time.now + settings.requestDeadline
+        let now = time.now
+        let deadline = now + settings.requestDeadline
         var machine = SharedLookupMachine(settings: shared.settings, deadline: deadline)
-        guard case .read(let readDeadline) = machine.start(now: time.now) else { return nil }
+        guard case .read(let readDeadline) = machine.start(now: now) else { return nil }
         return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline)
     }
 
