@@ -34,6 +34,23 @@ struct SharedPageCodecTests {
         #expect(decoded.document.gzip?.etag == EntityTag.gzipVariant(of: document.etag))
     }
 
+    /// In Redis the value's generation leads the page: the reader drops it, and the body and
+    /// gzip member it hands out are the bytes after the header, counted from the value's start.
+    @Test func aPageAfterItsGenerationDecodesInPlace() throws {
+        let member: [UInt8] = [0x1f, 0x8b, 0x08, 9, 9]
+        let document = CachedDocument(status: 200, body: Array("{\"id\":\"p1\"}".utf8), shownProducts: ["p1", "p2"]).withGzip(member)
+        let page = SharedPage(document: document, ttl: .seconds(60), stamp: 7)
+        let value = Array("gen-token-1 ".utf8) + SharedPageCodec.encode(page, storedAt: Self.storedAt)
+        let decoded = try #require(SharedPageCodec.decode(value, dropping: 12))
+        #expect(decoded.page == page)
+        #expect(decoded.storedAt == Self.storedAt)
+        #expect(Array(decoded.page.document.body) == Array("{\"id\":\"p1\"}".utf8))
+        #expect(decoded.page.document.gzip.map { Array($0.body) } == member)
+        #expect(SharedPageCodec.decode(value, dropping: 11) == nil)
+        #expect(SharedPageCodec.decode(value, dropping: value.count) == nil)
+        #expect(SharedPageCodec.decode(value, dropping: value.count + 1) == nil)
+    }
+
     @Test func theHeaderIsReadable() {
         let page = SharedPage(
             document: CachedDocument(status: 200, body: Array("{}".utf8), missing: [.reviews], shownProducts: ["a", "b"]),
