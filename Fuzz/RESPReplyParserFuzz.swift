@@ -5,7 +5,7 @@
 // in random splits derived from its bytes, under default and tiny limits, as a connection does
 // (keep what was not consumed, append, parse until `.needMoreData`). Invariants: no crash or
 // hang; 0 ≤ consumed ≤ input; a reply always consumes bytes; `.needMoreData` never leaves more
-// than one bounded line or bulk payload unconsumed; no reply exceeds the limits; an error is
+// than one bounded line unconsumed; no reply exceeds the limits; an error is
 // thrown again by the next call; and every feeding gives the same replies, error, leftover and
 // partial state as the whole input. Then the input, cut into arguments at its NUL bytes, is
 // encoded as a command, which must take exactly `encodedCount` bytes and parse back to those
@@ -29,9 +29,10 @@ private struct StreamOutcome: Equatable {
 }
 
 /// The most `.needMoreData` may leave unconsumed: a type byte, a line and its CR waiting for its
-/// LF, or a bulk payload and its CR. More would mean buffering without bound.
+/// LF (a bulk payload is gathered by the parser, which may leave only the CR after it). More
+/// would mean buffering without bound.
 private func maxLeftover(_ limits: RESPLimits) -> Int {
-    max(limits.maxLineLength + 2, limits.maxBulkLength + 1)
+    limits.maxLineLength + 2
 }
 
 private func parseStream(_ pieces: [ArraySlice<UInt8>], limits: RESPLimits) -> StreamOutcome {

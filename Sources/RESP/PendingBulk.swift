@@ -1,14 +1,34 @@
 /// A bulk reply whose header line was read and whose payload has not fully arrived.
 ///
-/// The payload is not copied piecemeal: it stays in the caller's buffer until all of it and its
-/// CRLF are there, then it is copied once into the value.
+/// A payload that arrives whole (with its CRLF) is copied once, from the input into the value. One
+/// that arrives in pieces is gathered as it comes into the array the value will hold, so it is
+/// copied once too, and the caller never keeps it: its buffer holds at most a line.
 struct PendingBulk: Sendable {
     enum Kind: Sendable {
         case string, error, verbatim
     }
 
+    /// What the gathering array reserves at first: a declared length is not trusted further
+    /// before its bytes arrive.
+    static let firstReservation = 64 << 10
+
     let kind: Kind
     let length: Int
+    /// The payload's bytes so far, when it arrives in pieces.
+    private(set) var gathered: [UInt8] = []
+
+    init(kind: Kind, length: Int) {
+        self.kind = kind
+        self.length = length
+    }
+
+    /// Payload bytes still to come.
+    var missing: Int { length - gathered.count }
+
+    mutating func gather(_ piece: UnsafeRawBufferPointer) {
+        if gathered.isEmpty { gathered.reserveCapacity(min(length, Self.firstReservation)) }
+        gathered.append(contentsOf: piece)
+    }
 
     /// The value made of a complete payload (without its CRLF).
     func value(from payload: UnsafeRawBufferPointer) throws(RESPParseError) -> RESPValue {
@@ -23,6 +43,19 @@ struct PendingBulk: Sendable {
             return .verbatimString(
                 format: String(decoding: UnsafeRawBufferPointer(rebasing: payload[0..<3]), as: UTF8.self),
                 text: Array(payload[4...]))
+        }
+    }
+
+    /// The value made of the gathered payload, once all of it is here.
+    consuming func gatheredValue() throws(RESPParseError) -> RESPValue {
+        switch kind {
+        case .string:
+            return .bulkString(gathered)
+        case .error:
+            return .bulkError(gathered)
+        case .verbatim:
+            guard gathered[3] == ASCII.colon else { throw .invalidVerbatimString }
+            return .verbatimString(format: String(decoding: gathered[0..<3], as: UTF8.self), text: Array(gathered[4...]))
         }
     }
 }

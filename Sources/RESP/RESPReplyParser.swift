@@ -3,9 +3,10 @@
 /// Feeding contract, as with the HTTP1 parsers: pass the bytes received and not yet consumed;
 /// the parser says how many it consumed, and the next call gets the rest with whatever arrived
 /// since appended. Elements of an aggregate are consumed as soon as they are parsed and kept
-/// here, so a large reply arriving in pieces is scanned once. A bulk payload is consumed only
-/// when all of it and its CRLF are in the input, so the caller's buffer holds up to one
-/// payload (`maxBulkLength`) or one line (`maxLineLength`) unconsumed.
+/// here, so a large reply arriving in pieces is scanned once. A bulk payload is consumed as it
+/// arrives, into the array its value will hold (``PendingBulk``), so each of its bytes is copied
+/// once and the caller's buffer holds at most one line (`maxLineLength`), or the CR after a
+/// payload, unconsumed.
 ///
 /// Nested aggregates live on an explicit stack of frames, never in recursion, and every length,
 /// count and depth is checked against `limits` before anything is allocated for it, as is the
@@ -113,15 +114,8 @@ package struct RESPReplyParser: Sendable {
     private mutating func readElement(
         _ input: UnsafeRawBufferPointer, at offset: inout Int
     ) throws(RESPParseError) -> ElementStep {
-        if let bulk = pendingBulk {
-            // Subtraction rather than `length + 2`, which could overflow under a huge limit.
-            guard input.count - offset - 2 >= bulk.length else { return .needMoreData }
-            let payloadEnd = offset + bulk.length
-            guard input[payloadEnd] == ASCII.cr, input[payloadEnd + 1] == ASCII.lf else { throw .missingCRLF }
-            let value = try bulk.value(from: UnsafeRawBufferPointer(rebasing: input[offset..<payloadEnd]))
-            pendingBulk = nil
-            offset = payloadEnd + 2
-            return .value(value)
+        if pendingBulk != nil {
+            return try readPayload(input, at: &offset)
         }
         guard offset < input.count else { return .needMoreData }
         guard let type = ReplyType(byte: input[offset]) else { throw .unknownType }
@@ -134,6 +128,36 @@ package struct RESPReplyParser: Sendable {
         try addToReplySize(RESPLimits.bytesPerValue)
         offset = line.upperBound + 2
         return try readLine(type, UnsafeRawBufferPointer(rebasing: input[line]))
+    }
+
+    /// The pending bulk's payload and CRLF: taken whole when all of it is in `input`, else the
+    /// part that is gathered into the value's array.
+    private mutating func readPayload(_ input: UnsafeRawBufferPointer, at offset: inout Int) throws(RESPParseError) -> ElementStep {
+        // Out of the property while it grows, so that its array is not copied on write.
+        var bulk = pendingBulk!
+        pendingBulk = nil
+        if bulk.missing > 0 {
+            // Subtraction rather than `length + 2`, which could overflow under a huge limit.
+            if bulk.gathered.isEmpty, input.count - offset - 2 >= bulk.length {
+                let payloadEnd = offset + bulk.length
+                guard input[payloadEnd] == ASCII.cr, input[payloadEnd + 1] == ASCII.lf else { throw .missingCRLF }
+                let value = try bulk.value(from: UnsafeRawBufferPointer(rebasing: input[offset..<payloadEnd]))
+                offset = payloadEnd + 2
+                return .value(value)
+            }
+            let piece = min(bulk.missing, input.count - offset)
+            if piece > 0 {
+                bulk.gather(UnsafeRawBufferPointer(rebasing: input[offset..<(offset + piece)]))
+                offset += piece
+            }
+        }
+        guard input.count - offset >= 2 else {
+            pendingBulk = bulk
+            return .needMoreData
+        }
+        guard input[offset] == ASCII.cr, input[offset + 1] == ASCII.lf else { throw .missingCRLF }
+        offset += 2
+        return .value(try bulk.gatheredValue())
     }
 
     private mutating func addToReplySize(_ bytes: Int) throws(RESPParseError) {

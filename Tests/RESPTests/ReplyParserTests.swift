@@ -1,4 +1,4 @@
-import RESP
+@testable import RESP
 import Testing
 
 @Suite("Reply parser")
@@ -40,13 +40,14 @@ struct ReplyParserTests {
     @Test func aPartialReplyIsHeldAndItsParsedElementsConsumed() throws {
         var parser = RESPReplyParser()
         let first = try parser.parse(wire("*3\r\n:1\r\n$5\r\nhel"))
-        // The array header, the first element and the bulk header: the payload stays.
+        // The array header, the first element, the bulk header and the payload so far: the
+        // payload is gathered into the value's array, not left with the caller.
         #expect(first.event == .needMoreData)
-        #expect(first.consumed == 12)
+        #expect(first.consumed == 15)
         #expect(parser.hasPartialReply)
-        let second = try parser.parse(wire("hello\r\n:3"))
+        let second = try parser.parse(wire("lo\r\n:3"))
         #expect(second.event == .needMoreData)
-        #expect(second.consumed == 7)
+        #expect(second.consumed == 4)
         let third = try parser.parse(wire(":3\r\n+next\r\n"))
         #expect(third.event == .reply(.array([.integer(1), .bulkString(bytes("hello")), .integer(3)])))
         #expect(third.consumed == 4)
@@ -61,13 +62,31 @@ struct ReplyParserTests {
         #expect(!parser.hasPartialReply)
     }
 
-    @Test func aLargeDeclaredBulkWaitsWithoutAllocatingOrConsumingItsPayload() throws {
+    /// What arrived of a large bulk is taken; its declared length is not reserved before its
+    /// bytes come.
+    @Test func aLargeDeclaredBulkIsGatheredAsItArrives() throws {
         var parser = RESPReplyParser()
         let header = wire("$16777216\r\n")
         let result = try parser.parse(header + [UInt8](repeating: 0x61, count: 100))
         #expect(result.event == .needMoreData)
-        #expect(result.consumed == header.count)
+        #expect(result.consumed == header.count + 100)
         #expect(parser.hasPartialReply)
+        var bulk = PendingBulk(kind: .string, length: 16_777_216)
+        [UInt8](repeating: 0x61, count: 100).withUnsafeBytes { bulk.gather($0) }
+        #expect(bulk.gathered.capacity <= PendingBulk.firstReservation * 2)
+        #expect(bulk.missing == 16_777_116)
+    }
+
+    /// A payload split over reads ends with its CRLF, which may come apart from it.
+    @Test func aGatheredPayloadEndsAtItsCRLF() throws {
+        var parser = RESPReplyParser()
+        #expect(try parser.parse(wire("$5\r\nhe")) == (.needMoreData, 6))
+        #expect(try parser.parse(wire("llo\r")) == (.needMoreData, 3))
+        #expect(try parser.parse(wire("\r\n+OK\r\n")) == (.reply(.bulkString(bytes("hello"))), 2))
+        #expect(!parser.hasPartialReply)
+        var broken = RESPReplyParser()
+        _ = try broken.parse(wire("$5\r\nhel"))
+        #expect(throws: RESPParseError.missingCRLF) { try broken.parse(wire("lo\n\n")) }
     }
 
     /// An attribute is consumed before the value it annotates: the reply has begun.

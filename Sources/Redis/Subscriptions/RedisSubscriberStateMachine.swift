@@ -158,18 +158,24 @@ package struct RedisSubscriberStateMachine: Sendable {
 
     /// Bytes read from the socket: handshake replies, subscription confirmations, messages and
     /// `PONG`s.
-    package mutating func received(_ bytes: some Sequence<UInt8>, now: Duration) -> [Action] {
+    package mutating func received(_ bytes: UnsafeRawBufferPointer, now: Duration) -> [Action] {
         guard hasOpenSocket else { return [] }
-        reader.append(bytes)
+        var input = RedisReplyReader.Input(bytes)
         var actions: [Action] = []
         // A reply that ends the connection closes the socket: the replies after it are dropped.
-        while hasOpenSocket, let read = reader.nextReply() {
+        while hasOpenSocket, let read = reader.nextReply(from: &input) {
             switch read {
             case .reply(let reply): handle(reply, now: now, into: &actions)
             case .invalid(let error): connectionEnded(error, now: now, into: &actions)
             }
         }
+        if hasOpenSocket { reader.keepUnread(input) }
         return finish(actions)
+    }
+
+    /// `received` for bytes held some other way (tests).
+    package mutating func received(_ bytes: some Sequence<UInt8>, now: Duration) -> [Action] {
+        Array(bytes).withUnsafeBytes { received($0, now: now) }
     }
 
     package mutating func peerClosed(now: Duration) -> [Action] {
