@@ -4,10 +4,16 @@
 Both services run at the same time on the SAME core (LOOPS=1, pinned to CPU 0), each driven by
 its own wrk (both pinned to CPU 1), against one catalog-stub. Whatever the host does to CPU 0
 hits both alike; the scheduler splits the core fairly between them, so the ratio of what each
-served is the inverse ratio of their CPU cost per request. A build against itself reads 1.01.
+served is the inverse ratio of their CPU cost per request.
+
+Neither position is neutral: the service started second and the wrk started second were each
+served about 1-2% more (or less) than their twins, a build against itself reading 0.99 on hot and
+1.02 on l2 with one start order. So the wrks take turns starting first, round by round, and the
+rounds run twice, the services started in one order and then, restarted, in the other (--rounds
+per order); --no-swap keeps one order (BEFORE's service first), in half the time.
 
     python3 bench/duel.py BEFORE_DIR AFTER_DIR [--rounds 5] [--seconds 5] [--scenario hot|healthz|miss|fill|l2]
-                          [--logged]   (SCENARIO: hot, healthz, miss, fill or l2)
+                          [--logged] [--no-swap]   (SCENARIO: hot, healthz, miss, fill or l2)
 
 miss: cache off, 1,000 ids cycled, three upstream calls each to one nginx serving a static export
 of the stub's catalog (nginx pinned to CPU 1 with the wrks).
@@ -53,6 +59,32 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def duel_round(args, ports, pids, script, first, round_index):
+    """One round: both wrks at once, the one of side `first` started first (it alternates, as
+    the wrk started second was served a little more). Returns the AFTER/BEFORE throughput ratio
+    and the BEFORE/AFTER CPU-per-request ratio."""
+    runs = {}
+    cpu_at_start = {side: cpu_seconds(pid) for side, pid in pids.items()}
+    for side in (first, "after" if first == "before" else "before"):
+        argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
+        url = f"http://127.0.0.1:{ports[side]}"
+        if args.scenario != "healthz":
+            argv += ["-s", script]
+        else:
+            url += "/healthz"
+        runs[side] = subprocess.Popen(argv + [url], stdout=subprocess.PIPE, text=True)
+    outputs = {side: run.communicate()[0] for side, run in runs.items()}
+    served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)) for side, out in outputs.items()}
+    answered = {side: int(re.search(r"(\d+) requests in", out).group(1)) for side, out in outputs.items()}
+    cost = {side: (cpu_seconds(pids[side]) - cpu_at_start[side]) * 1e6 / answered[side] for side in pids}
+    ratio = served["after"] / served["before"]
+    cost_ratio = cost["before"] / cost["after"]
+    print(f"round {round_index}: before {served['before']:.0f} req/s, after {served['after']:.0f} req/s, "
+          f"after/before {ratio:.3f}; CPU per request before {cost['before']:.1f} us, "
+          f"after {cost['after']:.1f} us, before/after {cost_ratio:.3f}", flush=True)
+    return ratio, cost_ratio
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("before")
@@ -61,6 +93,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--scenario", choices=["hot", "healthz", "miss", "fill", "l2"], default="hot")
     parser.add_argument("--logged", action="store_true", help="both sides log every request to a file")
+    parser.add_argument("--no-swap", dest="swap", action="store_false",
+                        help="one start order only (BEFORE's service first): half the time, and a bias of about 1%%")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="pd-duel-")
     started = []
@@ -86,49 +120,46 @@ def main():
             started.append(redis)
             os.sched_setaffinity(redis.popen.pid, {1})
             upstream.update({**L2_READER, "REDIS_URL": f"redis://127.0.0.1:{redis_port}"})
-        ports = {}
-        for side, directory in (("before", args.before), ("after", args.after)):
-            logging = {"LOG_LEVEL": "info"} if args.logged else {}
-            service, port = start_service({"LOOPS": "1", **upstream, **logging},
-                                          binary=os.path.join(directory, "product-details"), prefix=("taskset", "-c", "0"),
-                                          log_path=os.path.join(work, f"{side}.log") if args.logged else None)
-            started.append(service)
-            ports[side] = port
         paths = [f"/products/{i}" for i in ids]
-        if args.scenario == "hot":
-            for port in ports.values():
-                for path in paths:  # all cached before measuring
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}{path}").read()
-        if args.scenario == "l2":
-            for port in ports.values():
-                fill_shared(port, ids)
         script = fill_script(work, len(ids)) if args.scenario == "fill" else lua_paths(work, "paths.lua", paths)
+        directories = {"before": args.before, "after": args.after}
+        # Each start order in turn: the service started first and the one started second do not
+        # cost the same even when they are one binary (a build against itself read 0.99 on hot and
+        # 1.02 on l2 in one order), so a change is measured in both and the bias cancels.
+        orders = [("before", "after"), ("after", "before")] if args.swap else [("before", "after")]
         ratios = []
         cost_ratios = []
-        pids = {side: process.popen.pid for side, process in zip(("before", "after"), started[-2:])}
-        for round_index in range(args.rounds):
-            runs = {}
-            cpu_at_start = {side: cpu_seconds(pid) for side, pid in pids.items()}
-            for side, port in ports.items():
-                argv = ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{args.seconds}s"]
-                url = f"http://127.0.0.1:{port}"
-                if args.scenario != "healthz":
-                    argv += ["-s", script]
-                else:
-                    url += "/healthz"
-                runs[side] = subprocess.Popen(argv + [url], stdout=subprocess.PIPE, text=True)
-            outputs = {side: run.communicate()[0] for side, run in runs.items()}
-            served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)) for side, out in outputs.items()}
-            answered = {side: int(re.search(r"(\d+) requests in", out).group(1)) for side, out in outputs.items()}
-            cost = {side: (cpu_seconds(pids[side]) - cpu_at_start[side]) * 1e6 / answered[side] for side in pids}
-            ratios.append(served["after"] / served["before"])
-            cost_ratios.append(cost["before"] / cost["after"])
-            print(f"round {round_index}: before {served['before']:.0f} req/s, after {served['after']:.0f} req/s, "
-                  f"after/before {ratios[-1]:.3f}; CPU per request before {cost['before']:.1f} us, "
-                  f"after {cost['after']:.1f} us, before/after {cost_ratios[-1]:.3f}", flush=True)
+        for order in orders:
+            services = {}
+            ports = {}
+            for side in order:
+                logging = {"LOG_LEVEL": "info"} if args.logged else {}
+                service, port = start_service({"LOOPS": "1", **upstream, **logging},
+                                              binary=os.path.join(directories[side], "product-details"),
+                                              prefix=("taskset", "-c", "0"),
+                                              log_path=os.path.join(work, f"{side}.log") if args.logged else None)
+                started.append(service)
+                services[side] = service
+                ports[side] = port
+            if args.scenario == "hot":
+                for side in order:
+                    for path in paths:  # all cached before measuring
+                        urllib.request.urlopen(f"http://127.0.0.1:{ports[side]}{path}").read()
+            if args.scenario == "l2":
+                for side in order:
+                    fill_shared(ports[side], ids)
+            pids = {side: service.popen.pid for side, service in services.items()}
+            print(f"{order[0]} started first", flush=True)
+            for round_index in range(args.rounds):
+                ratio, cost_ratio = duel_round(args, ports, pids, script, first=order[round_index % 2], round_index=round_index)
+                ratios.append(ratio)
+                cost_ratios.append(cost_ratio)
+            for service in services.values():
+                service.stop()
+                started.remove(service)
         label = f"{args.scenario}, logged" if args.logged else args.scenario
         print(f"{label}: after/before throughput on a shared core: median {statistics.median(ratios):.3f} "
-              f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {args.rounds} rounds of {args.seconds} s)")
+              f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {len(ratios)} rounds of {args.seconds} s)")
         print(f"{label}: before/after CPU time per request: median {statistics.median(cost_ratios):.3f} "
               f"(min {min(cost_ratios):.3f}, max {max(cost_ratios):.3f})")
     finally:
