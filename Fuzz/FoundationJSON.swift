@@ -75,6 +75,14 @@ func sameText(_ ours: String, _ theirs: String) -> Bool {
     return ours.unicodeScalars.filter { $0 != "\u{FEFF}" }.elementsEqual(theirs.unicodeScalars.filter { $0 != "\u{FEFF}" })
 }
 
+/// Whether Foundation may have read member `name` of `object` (ours) from another member: one
+/// whose name is `name` but for U+FEFF, which Foundation drops at the start of a name or after an
+/// escape in it (above), so that to Foundation the two are one name and the last value wins.
+func foundationMayMerge(_ name: String, in object: JSONValue?) -> Bool {
+    guard case .object(let members)? = object else { return false }
+    return members.keys.contains { $0 != name && holdsFEFF($0) && sameText($0, name) }
+}
+
 func holdsFEFF(_ text: String) -> Bool {
     text.unicodeScalars.contains("\u{FEFF}")
 }

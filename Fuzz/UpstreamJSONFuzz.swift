@@ -21,20 +21,34 @@ private func theirs(_ foundation: Any?, _ what: String, _ input: [UInt8]) -> Any
     return foundation
 }
 
-private func checkProduct(_ product: Product, _ their: Any, _ input: [UInt8]) {
+/// Whether Foundation's member `name` of `object` is our `value`, or may be another member's
+/// (``foundationMayMerge(_:in:)``: `ours` is our reading of the same object).
+private func same(_ name: String, _ value: String, _ object: [String: Any], _ ours: JSONValue?) -> Bool {
+    foundationMayMerge(name, in: ours) || (object[name] as? String).map { sameText(value, $0) } == true
+}
+
+private func same(_ name: String, integer value: Int, _ object: [String: Any], _ ours: JSONValue?) -> Bool {
+    foundationMayMerge(name, in: ours) || object[name].map { sameInteger(value, $0) } == true
+}
+
+private func checkProduct(_ product: Product, _ their: Any, _ ours: JSONValue?, _ input: [UInt8]) {
     guard let object = their as? [String: Any],
-          let id = object["id"] as? String, let name = object["name"] as? String,
-          let currency = object["currency"] as? String, let price = object["priceInCents"],
-          sameText(product.id, id), sameText(product.name, name), sameText(product.currency, currency),
-          sameInteger(product.priceInCents, price)
+          same("id", product.id, object, ours), same("name", product.name, object, ours),
+          same("currency", product.currency, object, ours), same("priceInCents", integer: product.priceInCents, object, ours)
     else { fuzzFail("product \(product) differs from Foundation's \(their): \(shown(input))") }
 }
 
-private func checkReview(_ review: Review, _ their: Any, _ input: [UInt8]) {
+private func checkReview(_ review: Review, _ their: Any, _ ours: JSONValue?, _ input: [UInt8]) {
     guard let object = their as? [String: Any],
-          let id = object["id"] as? String, let text = object["text"] as? String, let rating = object["rating"],
-          sameText(review.id, id), sameText(review.text, text), sameInteger(review.rating, rating)
+          same("id", review.id, object, ours), same("text", review.text, object, ours),
+          same("rating", integer: review.rating, object, ours)
     else { fuzzFail("review \(review) differs from Foundation's \(their): \(shown(input))") }
+}
+
+/// Our reading of element `index` of a list, when we read the document as a tree.
+private func element(_ index: Int, of tree: JSONValue?) -> JSONValue? {
+    guard case .array(let elements)? = tree, index < elements.count else { return nil }
+    return elements[index]
 }
 
 /// Runs one decoder: on success hands the value on, else requires a malformed-body failure.
@@ -59,20 +73,25 @@ private func elements(_ their: Any, count: Int, _ input: [UInt8]) -> [Any] {
 public func upstreamJSONFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     withFuzzInput(data, size) { input in
         let foundation = foundationJSON(input)
-        if let tree = try? JSONValue.parse(input) {
+        let tree = try? JSONValue.parse(input)
+        if let tree {
             let their = theirs(foundation, "JSONValue", input)
             fuzzCheck(sameJSON(tree, their), "JSONValue read \(tree), Foundation \(their): \(shown(input))")
         }
         if let product = decode(input, UpstreamJSON.product) {
-            checkProduct(product, theirs(foundation, "UpstreamJSON.product", input), input)
+            checkProduct(product, theirs(foundation, "UpstreamJSON.product", input), tree, input)
         }
         if let reviews = decode(input, UpstreamJSON.reviews) {
             let their = elements(theirs(foundation, "UpstreamJSON.reviews", input), count: reviews.count, input)
-            for (review, element) in zip(reviews, their) { checkReview(review, element, input) }
+            for (index, (review, their)) in zip(reviews, their).enumerated() {
+                checkReview(review, their, element(index, of: tree), input)
+            }
         }
         if let products = decode(input, UpstreamJSON.products) {
             let their = elements(theirs(foundation, "UpstreamJSON.products", input), count: products.count, input)
-            for (product, element) in zip(products, their) { checkProduct(product, element, input) }
+            for (index, (product, their)) in zip(products, their).enumerated() {
+                checkProduct(product, their, element(index, of: tree), input)
+            }
         }
     }
 }
