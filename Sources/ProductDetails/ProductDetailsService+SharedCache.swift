@@ -25,7 +25,7 @@ extension ProductDetailsService {
         _ pending: PendingDetail, shared: SharedCache, completion: @escaping @Sendable (DetailLookup) -> Void
     ) -> (() -> Void)? {
         guard let look = startLook(id: pending.id, shared: shared) else { return nil }
-        guard let admission = shared.admitPeek(deadline: look.readDeadline) else {
+        guard let admission = shared.admit(deadline: look.readDeadline) else {
             completion(lookup(after: begun(look, after: .failed), pending))
             return {}
         }

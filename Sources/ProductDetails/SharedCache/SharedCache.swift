@@ -107,21 +107,25 @@ package final class SharedCache: Sendable {
         return counted(result)
     }
 
-    /// ``peek(id:deadline:)`` without a task, in three steps around the store's
+    /// The breaker's admission of a call to the store due by `deadline`: nil when refused, else
+    /// whether the call was cut short (``guarded(_:deadline:)`` says why that matters).
+    ///
+    /// ``peek(id:deadline:)`` without a task takes three steps around the store's
     /// ``SharedPageStore/peek(id:deadline:completion:)``, which its caller makes itself (one
-    /// object of its own carries the look, with no closure per layer): the breaker's admission,
-    /// which answers whether the call was cut short (nil: refused, a `.failed` look); then, with
-    /// the store's result, ``finishPeek(_:_:)``; or, when the store cannot take the call
-    /// from this thread, ``abandonPeek()``.
-    func admitPeek(deadline: Duration) -> PeekAdmission? {
+    /// object of its own carries the look, with no closure per layer): this admission (refused:
+    /// a `.failed` look); then, with the store's result, ``finishPeek(_:_:)``; or, when the store
+    /// cannot take the call from this thread, ``abandonPeek()``.
+    func admit(deadline: Duration) -> StoreAdmission? {
         let now = time.now
-        guard admitted(now: now) else { return nil }
-        return PeekAdmission(cutShort: deadline - now < settings.timeout / 2)
+        let admission = breaker.withLock { $0.admit(now: now) }
+        if let change = admission.changedTo { events.sharedBreaker(change) }
+        guard admission.admitted else { return nil }
+        return StoreAdmission(cutShort: deadline - now < settings.timeout / 2)
     }
 
     /// What an admitted peek found, told to the breaker and counted as ``peek(id:deadline:)``
     /// counts it.
-    func finishPeek(_ result: Result<SharedRead?, SharedStoreFailure>, _ admission: PeekAdmission) -> SharedPeek {
+    func finishPeek(_ result: Result<SharedRead?, SharedStoreFailure>, _ admission: StoreAdmission) -> SharedPeek {
         settle(result, cutShort: admission.cutShort)
         return counted(result)
     }
@@ -220,24 +224,15 @@ package final class SharedCache: Sendable {
     private func guarded<T: Sendable>(
         _ call: (Duration) async throws(SharedStoreFailure) -> T, deadline: Duration
     ) async -> Result<T, SharedStoreFailure>? {
-        let now = time.now
-        guard admitted(now: now) else { return nil }
-        let cutShort = deadline - now < settings.timeout / 2
+        guard let admission = admit(deadline: deadline) else { return nil }
         let result: Result<T, SharedStoreFailure>
         do {
             result = .success(try await call(deadline))
         } catch {
             result = .failure(error)
         }
-        settle(result, cutShort: cutShort)
+        settle(result, cutShort: admission.cutShort)
         return result
-    }
-
-    /// Whether the breaker lets a call go now.
-    private func admitted(now: Duration) -> Bool {
-        let admission = breaker.withLock { $0.admit(now: now) }
-        if let change = admission.changedTo { events.sharedBreaker(change) }
-        return admission.admitted
     }
 
     /// Tells the breaker how an admitted call went (`cutShort`: it had under half the budget).

@@ -7,12 +7,12 @@ final class SharedFirstLook: Sendable {
     private let service: ProductDetailsService
     private let shared: SharedCache
     private let look: ProductDetailsService.Look
-    private let admission: PeekAdmission
+    private let admission: StoreAdmission
     private let pending: PendingDetail
     private let completion: @Sendable (DetailLookup) -> Void
 
     init(
-        service: ProductDetailsService, shared: SharedCache, look: ProductDetailsService.Look, admission: PeekAdmission,
+        service: ProductDetailsService, shared: SharedCache, look: ProductDetailsService.Look, admission: StoreAdmission,
         pending: PendingDetail, completion: @escaping @Sendable (DetailLookup) -> Void
     ) {
         self.service = service
