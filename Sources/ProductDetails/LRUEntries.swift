@@ -69,9 +69,12 @@ struct LRUEntries<Key: Hashable, Value> {
         return slots[slot].entry
     }
 
-    /// Inserts or replaces the entry for its key, as the most recently used.
-    mutating func insert(_ entry: CacheEntry<Key, Value>) {
-        remove(entry.key)
+    /// Inserts or replaces the entry for its key, as the most recently used. Consumed: the slot
+    /// takes the caller's entry rather than a copy (one retain fewer for each of its references).
+    mutating func insert(_ entry: consuming CacheEntry<Key, Value>) {
+        let key = entry.key
+        let cost = entry.cost
+        remove(key)
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -80,8 +83,8 @@ struct LRUEntries<Key: Hashable, Value> {
             slot = slots.count
             slots.append(Slot(entry: entry))
         }
-        slotByKey[entry.key] = slot
-        totalCost += entry.cost
+        slotByKey[key] = slot
+        totalCost += cost
         linkAtFront(slot)
     }
 
@@ -115,8 +118,8 @@ struct LRUEntries<Key: Hashable, Value> {
 
     private mutating func release(_ slot: Int) -> CacheEntry<Key, Value>? {
         unlink(slot)
-        let entry = slots[slot].entry
-        slots[slot].entry = nil
+        // Moved out, not copied and then cleared.
+        let entry = slots[slot].entry.take()
         totalCost -= entry?.cost ?? 0
         freeSlots.append(slot)
         return entry

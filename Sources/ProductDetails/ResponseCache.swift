@@ -158,20 +158,20 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         token: LoadToken
     ) -> Bool {
         let now = time.now
-        var entry = CacheEntry(
-            key: key, value: value, cost: max(0, cost), storedAt: now - max(.zero, age),
-            freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate,
-            dependencies: dependencies, token: token
-        )
+        let cost = max(0, cost)
         // Counted, not listed: a full cache evicts at nearly every store, and a list is an
         // allocation each time.
         let (stored, capacityEvictions, byteEvictions) = state.withLock { state -> (Bool, Int, Int) in
             guard state.invalidations.allowsStore(for: key, token: token),
                   state.invalidations.allowsStore(for: dependencies, token: token)
             else { return (false, 0, 0) }
-            guard entry.cost <= maxBytes, maxEntries > 0 else { return (false, 0, 0) }
-            entry.checkedAt = state.invalidations.generation
-            state.entries.insert(entry)
+            guard cost <= maxBytes, maxEntries > 0 else { return (false, 0, 0) }
+            // Made here, where the slot takes it whole: built outside, the closure could only copy it.
+            state.entries.insert(CacheEntry(
+                key: key, value: value, cost: cost, storedAt: now - max(.zero, age),
+                freshFor: ttl, staleIfError: staleIfError, staleWhileRevalidate: staleWhileRevalidate,
+                dependencies: dependencies, token: token, checkedAt: state.invalidations.generation
+            ))
             var (capacity, bytes) = (0, 0)
             // The new entry is the newest and fits on its own, so these loops never evict it.
             while state.entries.count > maxEntries, state.entries.removeOldest() != nil {
