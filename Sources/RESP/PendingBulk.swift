@@ -32,30 +32,25 @@ struct PendingBulk: Sendable {
 
     /// The value made of a complete payload (without its CRLF).
     func value(from payload: UnsafeRawBufferPointer) throws(RESPParseError) -> RESPValue {
-        switch kind {
-        case .string:
-            return .bulkString(Array(payload))
-        case .error:
-            return .bulkError(Array(payload))
-        case .verbatim:
-            // The header check guarantees four bytes; the colon is checked here.
-            guard payload[3] == ASCII.colon else { throw .invalidVerbatimString }
-            return .verbatimString(
-                format: String(decoding: UnsafeRawBufferPointer(rebasing: payload[0..<3]), as: UTF8.self),
-                text: Array(payload[4...]))
-        }
+        try Self.value(kind, Array(payload))
     }
 
     /// The value made of the gathered payload, once all of it is here.
     consuming func gatheredValue() throws(RESPParseError) -> RESPValue {
+        try Self.value(kind, gathered)
+    }
+
+    private static func value(_ kind: Kind, _ payload: [UInt8]) throws(RESPParseError) -> RESPValue {
         switch kind {
         case .string:
-            return .bulkString(gathered)
+            return .bulkString(payload)
         case .error:
-            return .bulkError(gathered)
+            return .bulkError(payload)
         case .verbatim:
-            guard gathered[3] == ASCII.colon else { throw .invalidVerbatimString }
-            return .verbatimString(format: String(decoding: gathered[0..<3], as: UTF8.self), text: Array(gathered[4...]))
+            // The header check guarantees four bytes; the colon is checked here. Verbatim strings
+            // are RESP3 only and never on a hot path: the text's extra copy does not matter.
+            guard payload[3] == ASCII.colon else { throw .invalidVerbatimString }
+            return .verbatimString(format: String(decoding: payload[0..<3], as: UTF8.self), text: Array(payload[4...]))
         }
     }
 }
