@@ -19,8 +19,12 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --static-swift-stdlib --product product-details \
- && swift build -c release --static-swift-stdlib --product catalog-stub \
+# The flags every release build takes (link-time optimization), as make and the tests build it.
+# SC2046: its words are split on purpose, each a flag of its own.
+COPY scripts/release-flags ./scripts/
+# hadolint ignore=SC2046
+RUN swift build -c release --static-swift-stdlib $(cat scripts/release-flags) --product product-details \
+ && swift build -c release --static-swift-stdlib $(cat scripts/release-flags) --product catalog-stub \
  && mkdir -p /out \
  && cp .build/release/product-details .build/release/catalog-stub /out/
 

@@ -1,6 +1,8 @@
 # The two commands a newcomer needs: `make run` and `make test`. Both install what is missing.
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
+# What every release build takes (scripts/release-flags: the scripts and the Dockerfile read it too).
+RELEASE_BUILD_FLAGS := $(shell cat scripts/release-flags)
 
 .PHONY: run test build release deps clean bench bench-duel bench-counts fleet
 
@@ -11,7 +13,7 @@ build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 
 ## Runs the service on :8080 (PORT to change); with no upstream configured it serves a demo catalog.
 run: release
@@ -38,7 +40,7 @@ test: deps
 ## Side-by-side benchmarks against nginx (not part of the tests); BENCH_SECONDS, BENCH_SCENARIOS, BENCH_FLEET_BACKEND=single,cluster (the fleet rows on a loopback Redis Cluster too).
 bench:
 	@scripts/install-deps.sh wrk nginx-light redis-server
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 	python3 bench/bench.py
 
 ## Before/after ratio of two builds sharing one core (bench/duel.py): make bench-duel BEFORE=dir AFTER=dir [SCENARIO=hot|healthz|miss|fill|l2] [LOGGED=1]
@@ -50,14 +52,14 @@ bench-duel:
 ## where timings are not (bench/counts.py; needs root): make bench-counts [DIR=dir] [SCENARIO=hot|healthz|miss|fill|l2]
 bench-counts:
 	@scripts/install-deps.sh wrk nginx-light linux-perf redis-server
-	$(if $(DIR),,$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS))
+	$(if $(DIR),,$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS))
 	python3 bench/counts.py $(or $(DIR),.build/release) --scenario $(or $(SCENARIO),hot)
 
 ## Gray-failure scenarios against the release build (bench/gray.py; not part of the tests): upstream
 ## hangs, slow first calls, healing; one PASS/FAIL row each. Extra service settings: GRAY_ARGS="HEDGE=off".
 .PHONY: bench-gray
 bench-gray: deps
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 bench/gray.py $(GRAY_ARGS)
 
 clean:
@@ -82,5 +84,5 @@ test-asan:
 ## With SWIFT_BUILD_FLAGS="--scratch-path DIR", also pass BUILD_DIR=DIR.
 .PHONY: soak
 soak: deps
-	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 scripts/soak.py

@@ -19,7 +19,8 @@
 #
 # Settings (environment):
 #   BUILD_DIR               SwiftPM scratch path of the release build under test (.build)
-#   RELEASE_FLAGS           more `swift build -c release` flags for it (none). With
+#   RELEASE_FLAGS           more `swift build -c release` flags for it (none) beyond
+#                           scripts/release-flags (every release build's). With
 #                           --static-swift-stdlib (as `make test` runs it) the build under test is
 #                           the Dockerfile's, and f) checks it: one release build instead of two
 #   STATIC_BUILD_DIR        scratch path of the Dockerfile-style static build ($BUILD_DIR/static-contract)
@@ -34,7 +35,7 @@ ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
 STATIC_BUILD_DIR=${STATIC_BUILD_DIR:-$BUILD_DIR/static-contract}
-read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
+read -r -a RELEASE_FLAGS_LIST <<<"$(cat scripts/release-flags) ${RELEASE_FLAGS:-}"
 ONE_BUILD=0
 if [[ " ${RELEASE_FLAGS:-} " == *" --static-swift-stdlib "* ]]; then
   ONE_BUILD=1
@@ -118,8 +119,9 @@ else
   # any service starts, so that no compiler competes with the live checks.
   setsid bash -c '
     set -euo pipefail
-    "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product product-details
-    "$0" build -c release --static-swift-stdlib --scratch-path "$1" --product catalog-stub
+    read -r -a flags <scripts/release-flags
+    "$0" build -c release --static-swift-stdlib "${flags[@]}" --scratch-path "$1" --product product-details
+    "$0" build -c release --static-swift-stdlib "${flags[@]}" --scratch-path "$1" --product catalog-stub
   ' "$SWIFT" "$STATIC_BUILD_DIR" >"$WORK/static-build.out" 2>&1 &
   groups+=($!)
 fi

@@ -15,7 +15,7 @@
 #                   six nodes, three masters with a replica each) instead of one redis-server;
 #                   REDIS_URL names the first master
 #   BUILD_DIR       SwiftPM scratch path of the release build (.build)
-#   RELEASE_FLAGS   more `swift build -c release` flags (none)
+#   RELEASE_FLAGS   more `swift build -c release` flags (none) beyond scripts/release-flags
 #   SWIFT           the swift driver (swift)
 set -euo pipefail
 
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
-read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
+read -r -a RELEASE_FLAGS_LIST <<<"$(cat scripts/release-flags) ${RELEASE_FLAGS:-}"
 FLEET_SECONDS=${FLEET_SECONDS:-0}
 FLEET_LB=${FLEET_LB:-1}
 FLEET_CHECK=${FLEET_CHECK:-0}

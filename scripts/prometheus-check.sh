@@ -18,7 +18,7 @@
 #
 # Settings (environment):
 #   BUILD_DIR      SwiftPM scratch path of the release build under test (.build)
-#   RELEASE_FLAGS  more `swift build -c release` flags (none)
+#   RELEASE_FLAGS  more `swift build -c release` flags (none) beyond scripts/release-flags
 #   SWIFT          the swift driver (swift)
 set -euo pipefail
 
@@ -27,7 +27,7 @@ ROOT=$PWD
 VENV=$ROOT/.venv-deploy
 SWIFT=${SWIFT:-swift}
 BUILD_DIR=${BUILD_DIR:-.build}
-read -r -a RELEASE_FLAGS_LIST <<<"${RELEASE_FLAGS:-}"
+read -r -a RELEASE_FLAGS_LIST <<<"$(cat scripts/release-flags) ${RELEASE_FLAGS:-}"
 TOOLS="$ROOT/scripts/contract/tools.py"
 CHECK="$ROOT/scripts/prometheus/promcheck.py"
 TOKEN="prometheus-check-$RANDOM$RANDOM"
