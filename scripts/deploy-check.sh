@@ -8,7 +8,8 @@
 #   d) kubernetes-validate --strict deploy/kubernetes/*.yaml, against the newest Kubernetes it
 #      knows and against KUBERNETES_OLDEST (1.29)
 #   e) scripts/deploy/check_manifests.py: probes, the shutdown arithmetic, what ties compose.yaml,
-#      the nginx upstream and the Prometheus targets together; then that broken copies fail it
+#      the nginx upstream and the Prometheus targets together, the Dockerfile's COPY sources
+#      against .dockerignore; then that broken copies fail it
 # Installs what is missing: Debian's docker-compose, prometheus and nginx-light through
 # scripts/install-deps.sh, and .venv-deploy with the pins of scripts/deploy/requirements.txt.
 set -euo pipefail

@@ -25,10 +25,15 @@ compose.yaml, deploy/nginx/fleet.conf, deploy/prometheus/prometheus.yml, deploy/
   - Grafana mounts deploy/grafana/provisioning/ and the dashboard in the folder its dashboard
     provider reads, and its datasource is the compose prometheus service, under the uid the
     dashboard's panels name.
+Dockerfile, .dockerignore:
+  - every file or folder the build stage copies from the build context exists and is not left out
+    of the context by .dockerignore (patterns per path segment, `!` exceptions, the last match
+    deciding, as Docker reads them).
 Needs PyYAML (in .venv-deploy).
 """
 
 import copy
+import fnmatch
 import glob
 import json
 import os
@@ -106,6 +111,9 @@ def load_inputs(root):
         "grafana_dashboards": read("deploy/grafana/provisioning/dashboards/product-details.yml"),
         "dashboard": json.loads(read("deploy/grafana/product-details.json", parse=False)),
         "defaults": swift_defaults(root),
+        "dockerfile": read("Dockerfile", parse=False),
+        "dockerignore": read(".dockerignore", parse=False),
+        "root": root,
     }
 
 
@@ -371,11 +379,53 @@ def check_grafana(inputs, problems):
                        f"panels name datasources {sorted(map(str, uids))}, provisioned is {prometheus[0].get('uid')!r}")
 
 
+# ---------------------------------------------------------------------------------------------
+# Dockerfile and .dockerignore
+
+def context_copies(dockerfile):
+    """The sources of each COPY that reads the build context (not `--from=` another stage)."""
+    sources = []
+    for line in dockerfile.replace("\\\n", " ").splitlines():
+        words = line.split()
+        if not words or words[0].upper() != "COPY" or any(w.startswith("--from=") for w in words):
+            continue
+        operands = [w for w in words[1:] if not w.startswith("--")]
+        sources.extend(operands[:-1])
+    return sources
+
+
+def left_out_of_context(dockerignore, path):
+    """Whether .dockerignore leaves `path` (relative, `/`-separated) out of the build context: a
+    pattern matches the path or a folder above it segment by segment; the last match decides."""
+    segments = path.strip("/").split("/")
+    excluded = False
+    for line in dockerignore.splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        keep = pattern.startswith("!")
+        parts = pattern.lstrip("!").strip("/").split("/")
+        if len(parts) <= len(segments) and all(fnmatch.fnmatchcase(s, p) for s, p in zip(segments, parts)):
+            excluded = not keep
+    return excluded
+
+
+def check_docker(inputs, problems):
+    sources = context_copies(inputs["dockerfile"])
+    problems.check(sources, "Dockerfile", "no COPY from the build context found")
+    for source in sources:
+        where = f"Dockerfile: COPY {source}"
+        problems.check(os.path.exists(os.path.join(inputs["root"], source)), where, "no such file or folder")
+        problems.check(not left_out_of_context(inputs["dockerignore"], source), where,
+                       "excluded by .dockerignore: the build would not find it")
+
+
 def check(inputs):
     problems = Problems()
     check_kubernetes(inputs, problems)
     check_compose(inputs, problems)
     check_grafana(inputs, problems)
+    check_docker(inputs, problems)
     return problems.items
 
 
@@ -435,12 +485,19 @@ def self_test(inputs):
             if name.startswith(SERVICE + "-"):
                 svc["stop_grace_period"] = "5s"
 
+    def context_without_flags(m):
+        m["dockerignore"] = m["dockerignore"].replace("!scripts/release-flags", "")
+
+    def copy_missing(m):
+        m["dockerfile"] = m["dockerfile"].replace("COPY Tests ./Tests", "COPY Tests Fixtures ./")
+
     # Each broken copy, and words the refusal must contain (refused for the right reason).
     cases = [(lower_grace, "terminationGracePeriodSeconds"), (raise_shutdown_grace, "terminationGracePeriodSeconds"),
              (longer_pre_stop, "terminationGracePeriodSeconds"), (readiness_on_healthz, "readinessProbe must GET /readyz"),
              (liveness_on_readyz, "livenessProbe must GET /healthz"), (redis_persistence, "--appendonly no"),
              (missing_target, "deploy/prometheus/prometheus.yml"), (prometheus_mount, "./deploy/prometheus"),
-             (dashboard_elsewhere, "provider's folder"), (datasource_uid, "panels name datasources"), (compose_grace, "stop_grace_period")]
+             (dashboard_elsewhere, "provider's folder"), (datasource_uid, "panels name datasources"), (compose_grace, "stop_grace_period"),
+             (context_without_flags, "excluded by .dockerignore"), (copy_missing, "no such file")]
     failed = []
     for case, reason in cases:
         mutated = copy.deepcopy(inputs)
@@ -460,7 +517,8 @@ def main():
     if problems:
         sys.exit(1)
     documents = len(inputs["kubernetes"])
-    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus/prometheus.yml, grafana: OK")
+    print(f"check_manifests: {documents} Kubernetes documents, compose.yaml, fleet.conf, prometheus/prometheus.yml, grafana, "
+          "Dockerfile: OK")
     if len(sys.argv) == 3:
         count, failed = self_test(inputs)
         if failed:
