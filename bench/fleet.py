@@ -97,7 +97,7 @@ def fill_shared(port, ids):
         raise RuntimeError(f"fill: a filled page is not an L2 hit: {headers.get('Cache-Status')}")
 
 
-INVALIDATION_CHANNEL = "pd:v5:{invalidations}"
+INVALIDATION_CHANNEL = "pd:v6:{invalidations}"
 CLUSTER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts/redis-cluster.sh")
 
 

@@ -33,7 +33,7 @@ package struct AppConfiguration: Sendable {
     /// The versioned prefix of every key and channel in Redis (`REDIS_KEY_PREFIX`).
     package var redisKeyPrefix = Self.defaultRedisKeyPrefix
     /// Bumped when the stored format changes, here only: the environment's default is this one.
-    package static let defaultRedisKeyPrefix = "pd:v5:"
+    package static let defaultRedisKeyPrefix = "pd:v6:"
     /// The longest a loop polls without blocking for the reply to a lone Redis command; zero
     /// never does.
     package var redisBusyPoll = RedisCommandConnectionConfiguration().busyPoll

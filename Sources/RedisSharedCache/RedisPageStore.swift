@@ -34,17 +34,17 @@ package struct RedisPageStore: SharedPageStore {
     }
 
     package func read(id: String, deadline: Duration, peeked: Bool) async throws(SharedStoreFailure) -> SharedRead {
-        if !peeked, let known = try await peek(id: id, deadline: deadline) { return known }
+        if !peeked, let known = try Self.looked(try await run(Self.lookRequest(id, keys), deadline: deadline), clock: clock) {
+            return known
+        }
         return try await read(id: id, page: true, deadline: deadline)
     }
 
-    /// The read without a script, as far as it can go: the generation, the page and the lease in
-    /// one `MGET`, which costs Redis about what a `GET` of the page does (one command, atomic: the
-    /// three values are of one moment). A page of the current generation is the answer; with
-    /// none, a lease of the current generation means a load runs elsewhere (what the script would
-    /// say; it would also delete a page of an older generation, which that load's store
-    /// replaces). Anything else (no generation yet, no lease, a value of this generation in
-    /// another format) is nil: the read script then does what it does for those.
+    /// A request's first look: a `GET` of the page alone, which costs Redis what any `GET` of its
+    /// size does. The page needs no token to be trusted: none is older than its product's last
+    /// invalidation (``SharedCacheScripts``). `nil` when there is no page (or one this release
+    /// cannot read): the read script that follows takes the lease, learns who holds it, or
+    /// deletes the value.
     package func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead? {
         try Self.peeked(try await run(Self.peekRequest(id, keys), deadline: deadline), clock: clock)
     }
@@ -59,8 +59,36 @@ package struct RedisPageStore: SharedPageStore {
         }
     }
 
-    /// What the peek's `MGET` answered.
+    /// What the peek's `GET` answered: the page, under the token it leads with.
     private static func peeked(_ reply: RESPValue, clock: PageClock) throws(SharedStoreFailure) -> SharedRead? {
+        if reply.isNull { return nil }
+        guard let bytes = reply.bulkBytes else { throw unexpected(reply) }
+        guard let token = token(leading: bytes) else { return nil }
+        return page(in: bytes, of: token, clock: clock)
+    }
+
+    /// `GET` of the page, written straight into one buffer: no key string and no command value
+    /// is made for the read every L2 hit is. Its fixed part is a literal, appended from its bytes
+    /// in place: appending an array retains it for the call (the test compares the whole with
+    /// the encoded command).
+    static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.get.utf8CodeUnitCount + keys.encodedCount(ofKey: .page, of: id))
+        Self.get.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        keys.appendKey(.page, of: id, to: &bytes)
+        return .encoded(bytes, leadingReplies: 0, routingKey: .string(keys.hashTag(of: id)))
+    }
+
+    /// `GET` of one key, without its key.
+    private static let get: StaticString = "*2\r\n$3\r\nGET\r\n"
+
+    /// The look of a request that waits for another replica's load, without a script as far as
+    /// it can go: the generation, the page and the lease in one `MGET` (one command, atomic: the
+    /// three values are of one moment). A page of the current generation is the answer; with
+    /// none, a lease of the current generation means the load still runs elsewhere (what the
+    /// script would say). Anything else (no generation, no lease, a value of this generation in
+    /// another format) is nil: the read script then does what it does for those.
+    private static func looked(_ reply: RESPValue, clock: PageClock) throws(SharedStoreFailure) -> SharedRead? {
         guard let values = reply.elements, values.count == 3 else { throw unexpected(reply) }
         guard let generationToken = values[0].string else { return nil }
         if let bytes = values[1].bulkBytes, belongs(bytes, to: generationToken) {
@@ -71,24 +99,10 @@ package struct RedisPageStore: SharedPageStore {
         return nil
     }
 
-    /// `MGET gen page lease`, written straight into one buffer: no key string and no command
-    /// value is made for the read every L2 hit is. Its fixed part is a literal, appended from
-    /// its bytes in place: appending an array retains it for the call (the test compares the
-    /// whole with the encoded command).
-    static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            Self.mget.utf8CodeUnitCount + keys.encodedCount(ofKey: .generation, of: id) + keys.encodedCount(ofKey: .page, of: id)
-                + keys.encodedCount(ofKey: .lease, of: id))
-        Self.mget.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        keys.appendKey(.generation, of: id, to: &bytes)
-        keys.appendKey(.page, of: id, to: &bytes)
-        keys.appendKey(.lease, of: id, to: &bytes)
-        return .encoded(bytes, leadingReplies: 0, routingKey: .string(keys.hashTag(of: id)))
+    /// `MGET gen page lease`.
+    static func lookRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
+        .command(RESPCommand("MGET", .string(keys.generation(of: id)), .string(keys.page(of: id)), .string(keys.lease(of: id))))
     }
-
-    /// `MGET` of three keys, without its keys.
-    private static let mget: StaticString = "*4\r\n$4\r\nMGET\r\n"
 
     package func claimCurrent(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedClaim? {
         switch try await read(id: id, page: false, deadline: deadline) {
@@ -171,6 +185,12 @@ package struct RedisPageStore: SharedPageStore {
         PageClock(wall: wallClock, skew: clockSkew)
     }
 
+    /// The generation token a page value leads with, before its first space.
+    private static func token(leading value: [UInt8]) -> String? {
+        guard let space = value.firstIndex(of: UInt8(ascii: " ")), space > 0 else { return nil }
+        return String(decoding: value[..<space], as: UTF8.self)
+    }
+
     /// Whether a page or lease value starts with generation `token` and a space.
     private static func belongs(_ value: [UInt8], to token: String) -> Bool {
         let mark = token.utf8.count
@@ -183,7 +203,10 @@ package struct RedisPageStore: SharedPageStore {
         let token = RandomToken.make()
         let reply = try await run(.script(
             SharedCacheScripts.claim, keys: [.string(keys.generation(of: id)), .string(keys.lease(of: id))],
-            arguments: [.string(generation.token), .string(token), .integer(leaseDuration.wholeMilliseconds)]
+            arguments: [
+                .string(generation.token), .string(token), .integer(leaseDuration.wholeMilliseconds),
+                .integer(generationLifetime.wholeMilliseconds),
+            ]
         ), deadline: deadline)
         guard let taken = reply.integer else { throw Self.unexpected(reply) }
         return taken == 1 ? SharedClaim(id: id, generation: generation, token: token) : nil
@@ -225,8 +248,9 @@ package struct RedisPageStore: SharedPageStore {
         guard reply.integer != nil else { throw Self.unexpected(reply) }
     }
 
-    /// Each product `scope` names gets a new random generation token, each by a command of its
-    /// own (no script touches two products' keys), all sent at once; then one script logs the
+    /// Each product `scope` names gets a new random generation token and loses its page and
+    /// lease (``SharedCacheScripts/replace``), each by a script of its own (no script touches two
+    /// products' keys), all sent at once; then one script logs the
     /// invalidation and publishes it. Invalidating everything is that script alone: the replicas
     /// refuse every page stamped before it.
     package func invalidate(_ scope: InvalidationScope, deadline: Duration) async throws(SharedStoreFailure) -> SharedInvalidationReceipt {
@@ -265,18 +289,20 @@ package struct RedisPageStore: SharedPageStore {
         return SharedInvalidationHistory(knownFrom: knownFrom ?? 0, entries: entries)
     }
 
-    /// `SET <generation key> <new random token>` for every product at once (pipelined on the
-    /// connection).
+    /// ``SharedCacheScripts/replace`` for every product at once (pipelined on the connection).
     private func replaceGenerations(of ids: [String], deadline: Duration) async throws(SharedStoreFailure) {
         let lifetime = generationLifetime.wholeMilliseconds
         let failure = await withTaskGroup(of: SharedStoreFailure?.self) { group in
             for id in ids {
-                let key = keys.generation(of: id)
+                let request = RedisRequest.script(
+                    SharedCacheScripts.replace,
+                    keys: [.string(keys.generation(of: id)), .string(keys.page(of: id)), .string(keys.lease(of: id))],
+                    arguments: [.string(RandomToken.make()), .integer(lifetime)]
+                )
                 group.addTask {
-                    let command = RESPCommand("SET", .string(key), .string(RandomToken.make()), "PX", .integer(lifetime))
                     do throws(SharedStoreFailure) {
-                        let reply = try await run(.command(command), deadline: deadline)
-                        return reply.string == "OK" ? nil : Self.unexpected(reply)
+                        let reply = try await run(request, deadline: deadline)
+                        return reply.integer == 1 ? nil : Self.unexpected(reply)
                     } catch {
                         return error
                     }

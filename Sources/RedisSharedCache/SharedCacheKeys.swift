@@ -3,14 +3,15 @@ import RESP
 
 /// Where the fleet keeps things in Redis, under one versioned prefix.
 ///
-/// The prefix (`pd:v5:` by default) names the value format: a release that changes the format
+/// The prefix (`pd:v6:` by default) names the value format: a release that changes the format
 /// changes the prefix, so a rolling upgrade or a Redis shared with other services never reads a
 /// foreign value. It holds no `{` or `}`: the keys' hash tags are the cache's own.
 ///
 /// Every key of one product carries the product's id as its hash tag, so on a Redis Cluster they
 /// live in one slot and one script may touch them all; a single Redis ignores the braces. The
 /// page and the lease are one key each per product, their values led by the generation token they
-/// were stored under: invalidating a product is changing its token, never scanning or deleting.
+/// were stored under: invalidating a product is changing its token and deleting those two keys,
+/// never scanning.
 package struct SharedCacheKeys: Sendable, Equatable {
     package let prefix: String
     /// `<prefix>{`, what every product key starts with, as bytes: the hot read writes its keys

@@ -11,28 +11,36 @@ import Redis
 /// the invalidation log (``publish``, ``history``).
 ///
 /// A page or lease value starts with the generation token it belongs to and a space; one of
-/// another generation is treated as absent.
+/// another generation is treated as absent. A page in Redis is never older than its product's
+/// last invalidation: ``replace`` deletes the page and the lease with the old token, in one step,
+/// and ``store`` stores for the lease's holder alone, so a load that began before an
+/// invalidation never stores. That is what lets a request's first look be a `GET` of the page,
+/// without the token.
+///
+/// That look never touches the token, so under memory pressure Redis may evict it before the
+/// page it guards. A product found without a token takes its page's back (``read``, ``claim``):
+/// no invalidation came after that page, or the page would be gone.
 enum SharedCacheScripts {
-    /// KEYS: generation, page, lease. ARGV: generation if none, lease value after its generation
-    /// (the holder's token), lease ms, generation lifetime ms, 1 to skip the page (a refresh:
-    /// the lease alone). Returns `{1, gen, page}` for a page, `{2, gen}` when the lease was
-    /// taken, `{3, gen}` when another holds it. A page of an older generation is deleted.
+    /// KEYS: generation, page, lease. ARGV: generation if none (and no page to take it from),
+    /// lease value after its generation (the holder's token), lease ms, generation lifetime ms, 1
+    /// to skip the page (a refresh: the lease alone). Returns `{1, gen, page}` for a page, `{2,
+    /// gen}` when the lease was taken, `{3, gen}` when another holds it. A page of another
+    /// generation is deleted.
     static let read = RedisScript("""
     #!lua
     local gen = redis.call('GET', KEYS[1])
+    local page = false
+    if not gen or ARGV[5] ~= '1' then page = redis.call('GET', KEYS[2]) end
     if not gen then
-      gen = ARGV[1]
+      gen = page and string.match(page, '^([%w_%-]+) ') or ARGV[1]
       redis.call('SET', KEYS[1], gen, 'PX', ARGV[4])
     end
     local mark = gen .. ' '
-    if ARGV[5] ~= '1' then
-      local page = redis.call('GET', KEYS[2])
-      if page then
-        if string.sub(page, 1, #mark) == mark then
-          return {1, gen, page}
-        end
-        redis.call('DEL', KEYS[2])
+    if page and ARGV[5] ~= '1' then
+      if string.sub(page, 1, #mark) == mark then
+        return {1, gen, page}
       end
+      redis.call('DEL', KEYS[2])
     end
     local lease = redis.call('GET', KEYS[3])
     if lease and string.sub(lease, 1, #mark) == mark then return {3, gen} end
@@ -40,16 +48,33 @@ enum SharedCacheScripts {
     return {2, gen}
     """)
 
-    /// KEYS: generation, lease. ARGV: generation, holder's token, lease ms. Takes the lease at
-    /// `generation` (a stale page's refresh) unless the product moved on to another generation
-    /// or another holder has it at this one. Returns 1 when taken.
+    /// KEYS: generation, lease. ARGV: generation, holder's token, lease ms, generation lifetime
+    /// ms. Takes the lease at `generation` (a stale page's refresh) unless the product moved on to
+    /// another generation or another holder has it at this one; a product without a token takes
+    /// `generation`, its page's. Returns 1 when taken.
     static let claim = RedisScript("""
     #!lua
-    if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+    local gen = redis.call('GET', KEYS[1])
+    if not gen then
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+    elseif gen ~= ARGV[1] then
+      return 0
+    end
     local mark = ARGV[1] .. ' '
     local lease = redis.call('GET', KEYS[2])
     if lease and string.sub(lease, 1, #mark) == mark then return 0 end
     redis.call('SET', KEYS[2], mark .. ARGV[2], 'PX', ARGV[3])
+    return 1
+    """)
+
+    /// KEYS: generation, page, lease. ARGV: the new generation token, generation lifetime ms. A
+    /// product's invalidation: a new token, and the page and the lease of the old one gone in the
+    /// same step, so no reader finds that page after it and no load that began before it stores.
+    /// Returns 1.
+    static let replace = RedisScript("""
+    #!lua
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+    redis.call('DEL', KEYS[2], KEYS[3])
     return 1
     """)
 

@@ -21,7 +21,7 @@ struct ConfigurationTests {
     /// service started with no environment: one default, not two that drift apart.
     @Test func theRedisKeyPrefixDefaultsAlikeInCodeAndFromTheEnvironment() throws {
         #expect(try AppConfiguration.fromEnvironment([:]).redisKeyPrefix == AppConfiguration().redisKeyPrefix)
-        #expect(AppConfiguration().redisKeyPrefix == "pd:v5:")
+        #expect(AppConfiguration().redisKeyPrefix == "pd:v6:")
     }
 
     @Test func theGrayFailureSettingsHaveTheirDefaultsAndAreRead() throws {

@@ -73,7 +73,7 @@ extension AppE2ETests {
                 let cluster = try #require(fleet.cluster)
                 let masters = try await cluster.masters()
                 // Not the invalidation channel's master: the reshard test moves the subscription.
-                let channelSlot = RedisHashSlot.of("pd:v5:{invalidations}")
+                let channelSlot = RedisHashSlot.of("pd:v6:{invalidations}")
                 let victim = try #require(masters.first { master in
                     !master.serves(slot: channelSlot) && (master.port == cluster.ports[0]) == (kind == .seed)
                 })

@@ -1,4 +1,4 @@
-import RedisSharedCache
+@testable import RedisSharedCache
 import ProductDetails
 import RESP
 import Locking
@@ -97,12 +97,13 @@ struct RedisPageStoreTests {
         #expect(generation == claim.generation)
     }
 
-    /// A request's look before it starts a load: one command, no lease taken, nothing created;
-    /// the read that follows a look that found nothing is the script alone.
-    @Test func aPeekTakesNoLeaseAndTheReadAfterItIsTheScriptAlone() async throws {
+    /// A request's first look, before it starts a load: a `GET` of the page alone, no lease
+    /// taken, nothing created. It sees pages only: a load running elsewhere is for the read that
+    /// follows to learn, and the read after a look that found nothing is the script alone.
+    @Test func aPeekIsOneGETOfThePageAndTheReadAfterItIsTheScriptAlone() async throws {
         var sent = await redis.sent.count
         #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
-        #expect(await Array(redis.sent[sent...]) == ["MGET"])
+        #expect(await Array(redis.sent[sent...]) == ["GET"])
         #expect(try await raw("EXISTS", .string(keys.lease(of: "p1")), .string(keys.generation(of: "p1"))) == .integer(0))
         sent = await redis.sent.count
         guard case .claimed(let claim) = try await store.read(id: "p1", deadline: Self.far, peeked: true) else {
@@ -110,14 +111,32 @@ struct RedisPageStoreTests {
             return
         }
         #expect(await Array(redis.sent[sent...]) == ["EVAL"])
-        #expect(try await store.peek(id: "p1", deadline: Self.far) == .loadingElsewhere)
+        #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
+        #expect(try await store.read(id: "p1", deadline: Self.far, peeked: true) == .loadingElsewhere)
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        sent = await redis.sent.count
         guard case .page(let page, _, let generation)? = try await store.peek(id: "p1", deadline: Self.far) else {
             Issue.record("expected the stored page")
             return
         }
+        #expect(await Array(redis.sent[sent...]) == ["GET"])
         #expect(page == Self.page())
         #expect(generation == claim.generation)
+    }
+
+    /// A page's three ways in: the request's first look (the `GET`), a waiter's look (the
+    /// `MGET`, then the script when it learns nothing) and the read script alone.
+    enum ReadWay: CaseIterable {
+        case peek, look, script
+    }
+
+    func read(_ id: String, _ way: ReadWay, from reader: RedisPageStore? = nil) async throws -> SharedRead? {
+        let reader = reader ?? store
+        switch way {
+        case .peek: return try await reader.peek(id: id, deadline: Self.far)
+        case .look: return try await reader.read(id: id, deadline: Self.far, peeked: false)
+        case .script: return try await reader.read(id: id, deadline: Self.far, peeked: true)
+        }
     }
 
     /// A page's gzip variant is stored with it and read back with it, byte for byte.
@@ -191,18 +210,38 @@ struct RedisPageStoreTests {
         #expect(try await store.store(Self.page(), under: next, deadline: Self.far))
     }
 
-    /// A page stored before its product was invalidated reads as absent and is deleted.
-    @Test func aPageOfAnOlderGenerationIsAMissAndIsDeleted() async throws {
+    /// A product's invalidation deletes its page and its lease with its token, in one step: no
+    /// look finds the page after it, however it looks.
+    @Test func anInvalidationDeletesThePageAndTheLeaseAtOnce() async throws {
         let first = try await claim("p1")
         #expect(try await store.store(Self.page("old"), under: first, deadline: Self.far))
+        let refresh = try #require(try await store.claim(id: "p1", generation: first.generation, deadline: Self.far))
         _ = try await store.invalidate(.product("p1"), deadline: Self.far)
-        #expect(try await raw("EXISTS", .string(keys.page(of: "p1"))) == .integer(1))
+        #expect(try await raw("EXISTS", .string(keys.page(of: "p1")), .string(keys.lease(of: "p1"))) == .integer(0))
+        #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
         guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
             Issue.record("the page stored before the invalidation came back")
             return
         }
         #expect(next.generation != first.generation)
-        #expect(try await raw("EXISTS", .string(keys.page(of: "p1"))) == .integer(0))
+        #expect(try await store.store(Self.page("late"), under: refresh, deadline: Self.far) == false)
+    }
+
+    /// A page of another generation than its product's (written by hand: no script leaves one)
+    /// is a miss for the script, which deletes it.
+    @Test func aPageOfAnotherGenerationIsAMissAndIsDeleted() async throws {
+        let first = try await claim("p1")
+        try await store.release(first, deadline: Self.far)
+        let page = keys.page(of: "p1")
+        var value = Array("AAAAAAAAAAAAAAA ".utf8)
+        SharedPageCodec.encode(Self.page(), storedAt: wall.sinceEpoch, into: &value)
+        #expect(try await raw("SET", .string(page), .bytes(value)) == .simpleString(Array("OK".utf8)))
+        guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
+            Issue.record("the page of another generation was read")
+            return
+        }
+        #expect(next.generation == first.generation)
+        #expect(try await raw("EXISTS", .string(page)) == .integer(0))
     }
 
     /// Invalidating everything touches no product's keys (no script may reach every slot): it is
@@ -219,16 +258,61 @@ struct RedisPageStoreTests {
         #expect(generation == first.generation)
     }
 
-    @Test func aLostTokenNeverBringsAnOldPageBack() async throws {
+    /// Eviction took the token and left the page (the first look reads the page alone, so the
+    /// token is the colder key): no invalidation came after that page, or it would be gone. Every
+    /// look serves it, and the product takes the page's token back: its refresh may be claimed.
+    @Test func aLostTokenIsTakenBackFromItsPage() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
-        // Eviction or a Redis restart without persistence: the token is simply gone.
+        let generation = keys.generation(of: "p1")
+        for way in ReadWay.allCases {
+            _ = try await raw("DEL", .string(generation))
+            guard case .page(let page, _, let token)? = try await read("p1", way) else {
+                Issue.record("the page under a lost token was not read by the \(way)")
+                return
+            }
+            #expect(page == Self.page())
+            #expect(token == claim.generation)
+        }
+        #expect(try await raw("GET", .string(generation)) == .bulkString(Array(claim.generation.token.utf8)))
+        #expect(try await raw("DEL", .string(generation)) == .integer(1))
+        let refresh = try #require(try await store.claim(id: "p1", generation: claim.generation, deadline: Self.far))
+        #expect(try await raw("PTTL", .string(generation)).integer ?? 0 > 590_000)
+        #expect(try await store.store(Self.page("new"), under: refresh, deadline: Self.far))
+    }
+
+    /// A token lost after an invalidation brings nothing back: the invalidation took the page.
+    @Test func aTokenLostAfterAnInvalidationBringsNoOldPageBack() async throws {
+        let claim = try await claim("p1")
+        #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
+        _ = try await store.invalidate(.product("p1"), deadline: Self.far)
         #expect(try await raw("DEL", .string(keys.generation(of: "p1"))) == .integer(1))
+        #expect(try await store.peek(id: "p1", deadline: Self.far) == nil)
         guard case .claimed(let next) = try await store.read(id: "p1", deadline: Self.far) else {
-            Issue.record("a page stored under the lost generation was read again")
+            Issue.record("expected a new load")
             return
         }
         #expect(next.generation != claim.generation)
+    }
+
+    /// A refresh began, then the product was invalidated and the new token was lost too; a
+    /// claim at the page's old token then takes it back. The refresh that began before the
+    /// invalidation still never stores: the invalidation took its lease.
+    @Test func aLoadBeganBeforeAnInvalidationNeverStoresEvenAfterTheTokenIsTakenBack() async throws {
+        let first = try await claim("p1")
+        #expect(try await store.store(Self.page("old"), under: first, deadline: Self.far))
+        let early = try #require(try await store.claim(id: "p1", generation: first.generation, deadline: Self.far))
+        _ = try await store.invalidate(.product("p1"), deadline: Self.far)
+        #expect(try await raw("DEL", .string(keys.generation(of: "p1"))) == .integer(1))
+        let late = try #require(try await store.claim(id: "p1", generation: first.generation, deadline: Self.far))
+        #expect(try await store.store(Self.page("before"), under: early, deadline: Self.far) == false)
+        #expect(try await store.renew(early, deadline: Self.far) == false)
+        #expect(try await store.store(Self.page("after"), under: late, deadline: Self.far))
+        guard case .page(let page, _, _)? = try await store.peek(id: "p1", deadline: Self.far) else {
+            Issue.record("expected the page loaded after the invalidation")
+            return
+        }
+        #expect(page == Self.page("after"))
     }
 
     @Test func onlyTheCurrentHolderMayStore() async throws {
@@ -304,11 +388,11 @@ struct RedisPageStoreTests {
         let key = keys.page(of: "p1")
         let remaining = try await raw("PTTL", .string(key)).integer ?? 0
         #expect(remaining > 330_000 && remaining <= 360_000)
-        // 70 s later by the replica's clock: past its TTL, read back as 10 s stale, by the peek
+        // 70 s later by the replica's clock: past its TTL, read back as 10 s stale, by the looks
         // and by the script alike.
         wall.advance(by: .seconds(70))
-        for peeked in [false, true] {
-            guard case .page(let page, let age, _) = try await store.read(id: "p1", deadline: Self.far, peeked: peeked),
+        for way in ReadWay.allCases {
+            guard case .page(let page, let age, _)? = try await read("p1", way),
                   case .stale(_, let staleness, let revalidate, let usableOnError) = page.standing(age: age)
             else {
                 Issue.record("expected a stale page")
@@ -324,7 +408,7 @@ struct RedisPageStoreTests {
     /// end of its lifetime, never as gone: Redis still holds it, and a miss there would make every
     /// read a load for as long as the clocks disagree.
     /// Beyond a second out of bounds, the clamp is told (the replicas' clocks disagree), by the
-    /// peek and by the script alike.
+    /// looks and by the script alike.
     @Test func aPagesAgeIsBoundedWhateverTheReadersClockSays() async throws {
         let claim = try await claim("p1")
         #expect(try await store.store(Self.page(), under: claim, deadline: Self.far))
@@ -333,12 +417,12 @@ struct RedisPageStoreTests {
             (.seconds(3600), .milliseconds(359_999), .pastLifetime),
         ]
         for (offset, expected, expectedSkew) in cases {
-            for peeked in [false, true] {
+            for way in ReadWay.allCases {
                 let skews = Locked<[PageClockSkew]>([])
                 let reader = RedisPageStore(
                     redis: redis, keys: keys, leaseDuration: .seconds(600), generationLifetime: .seconds(600),
                     wallClock: ManualTimeSource(now: wall.now + offset), clockSkew: { skew in skews.withLock { $0.append(skew) } })
-                guard case .page(let page, let age, _) = try await reader.read(id: "p1", deadline: Self.far, peeked: peeked) else {
+                guard case .page(let page, let age, _)? = try await read("p1", way, from: reader) else {
                     Issue.record("expected the stored page")
                     return
                 }
@@ -410,5 +494,8 @@ struct RedisPageStoreTests {
         // A foreign value of another type where the generation belongs.
         #expect(try await raw("RPUSH", .string(keys.generation(of: "p1")), "x") == .integer(1))
         await #expect(throws: SharedStoreFailure.self) { try await store.read(id: "p1", deadline: Self.far) }
+        // And where the page belongs: the first look's `GET` is refused too.
+        #expect(try await raw("RPUSH", .string(keys.page(of: "p2")), "x") == .integer(1))
+        await #expect(throws: SharedStoreFailure.self) { try await store.peek(id: "p2", deadline: Self.far) }
     }
 }

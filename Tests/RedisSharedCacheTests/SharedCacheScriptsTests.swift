@@ -7,7 +7,8 @@ import Testing
 struct SharedCacheScriptsTests {
     static let scripts: [(name: String, body: String)] = [
         ("read", SharedCacheScripts.read.body), ("claim", SharedCacheScripts.claim.body),
-        ("store", SharedCacheScripts.store.body), ("renew", SharedCacheScripts.renew.body),
+        ("store", SharedCacheScripts.store.body), ("replace", SharedCacheScripts.replace.body),
+        ("renew", SharedCacheScripts.renew.body),
         ("release", SharedCacheScripts.release.body), ("publish", SharedCacheScripts.publish.body),
         ("history", SharedCacheScripts.history.body),
     ]

@@ -5,10 +5,10 @@
 /// Every call is bounded by `deadline` (on the service's time line) and either answers or throws
 /// ``SharedStoreFailure``: the caller then carries on without the shared cache.
 package protocol SharedPageStore: Sendable {
-    /// The page for `id`, or that another replica loads it, without taking the lease: what a
-    /// request asks before it joins or starts a load (a hit needs nothing more). `nil` when
-    /// neither is known this way; ``read(id:deadline:peeked:)`` then takes the lease or says who
-    /// holds it.
+    /// The page for `id` (or that another replica loads it, where a store learns that as
+    /// cheaply), without taking the lease: what a request asks before it joins or starts a load
+    /// (a hit needs nothing more). `nil` when neither is known this way;
+    /// ``read(id:deadline:peeked:)`` then takes the lease or says who holds it.
     func peek(id: String, deadline: Duration) async throws(SharedStoreFailure) -> SharedRead?
 
     /// ``peek(id:deadline:)`` without a task, for a caller on an event loop (an L2 hit is then

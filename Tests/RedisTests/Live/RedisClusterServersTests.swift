@@ -52,7 +52,7 @@ struct RedisClusterServersTests {
         }
 
         // A key lives on its slot's master; the other masters redirect to it.
-        let key = "pd:v5:{p1}:page"
+        let key = "pd:v6:{p1}:page"
         let slot = RedisHashSlot.of(key)
         let owner = try #require(masters.first { $0.serves(slot: slot) })
         #expect(try await cluster.send(RESPCommand("SET", .string(key), "page"), to: owner.port).string == "OK")

@@ -7,7 +7,7 @@ import Testing
 struct ClusterCallTests {
     let a = RedisNodeAddress(host: "10.0.0.1", port: 7000)
     let b = RedisNodeAddress(host: "10.0.0.2", port: 7001)
-    let request = RedisRequest.command(RESPCommand("GET", "pd:v5:{p1}:gen"))
+    let request = RedisRequest.command(RESPCommand("GET", "pd:v6:{p1}:gen"))
 
     func error(_ text: String) -> RESPValue { .simpleError(Array(text.utf8)) }
 

@@ -9,7 +9,7 @@ struct ClusterTopologyTests {
     @Test(arguments: [
         ("123456789", 12739), ("foo", 12182), ("bar", 5061), ("hello", 866), ("somekey", 11058),
         ("foo{hash_tag}", 2515), ("{user1000}.following", 3443), ("foo{}{bar}", 8363), ("foo{{bar}}zap", 4015),
-        ("foo{bar}{zap}", 5061), ("pd:v5:{p1}:page", 11819), ("p1", 11819),
+        ("foo{bar}{zap}", 5061), ("pd:v6:{p1}:page", 11819), ("p1", 11819),
     ])
     func slotsMatchRedis(key: String, slot: Int) {
         #expect(RedisHashSlot.of(key) == slot)
