@@ -25,7 +25,7 @@ extension ProductDetailsService {
         _ pending: PendingDetail, shared: SharedCache, completion: @escaping @Sendable (DetailLookup) -> Void
     ) -> (() -> Void)? {
         guard let look = startLook(id: pending.id, shared: shared) else { return nil }
-        guard let admission = shared.admit(deadline: look.readDeadline) else {
+        guard let admission = shared.admit(deadline: look.readDeadline, now: look.startedAt) else {
             completion(lookup(after: begun(look, after: .failed), pending))
             return {}
         }
@@ -67,6 +67,8 @@ extension ProductDetailsService {
         let token: LoadToken
         let stamp: UInt64
         let deadline: Duration
+        /// When the look started, on the service's time line.
+        let startedAt: Duration
     }
 
     private func startLook(id: String, shared: SharedCache) -> Look? {
@@ -76,7 +78,7 @@ extension ProductDetailsService {
         let deadline = now + settings.requestDeadline
         var machine = SharedLookupMachine(settings: shared.settings, deadline: deadline)
         guard case .read(let readDeadline) = machine.start(now: now) else { return nil }
-        return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline)
+        return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline, startedAt: now)
     }
 
     func begun(_ look: Look, after peek: SharedPeek) -> BegunSharedPhase {

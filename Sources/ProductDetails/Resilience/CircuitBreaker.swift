@@ -112,13 +112,14 @@ package struct CircuitBreaker: Sendable, Equatable {
         }
     }
 
-    /// Reports an admitted call's outcome; returns the new state when it changed.
-    package mutating func record(success: Bool, now: Duration) -> State? {
+    /// Reports an admitted call's outcome; returns the new state when it changed. `now` is read
+    /// only where the time matters: a closed breaker without a ratio needs none for a success.
+    package mutating func record(success: Bool, now: @autoclosure () -> Duration) -> State? {
         if success {
             failuresInARow = 0
             switch state {
             case .closed:
-                if policy.failureRatio != nil { recent.add(at: now) { $0.calls += 1 } }
+                if policy.failureRatio != nil { recent.add(at: now()) { $0.calls += 1 } }
                 return nil
             case .open:
                 // A call admitted before the breaker opened answered late: only the probe's
@@ -134,6 +135,7 @@ package struct CircuitBreaker: Sendable, Equatable {
         }
         switch state {
         case .closed:
+            let now = now()
             failuresInARow += 1
             guard failuresInARow < policy.failureThreshold else { return open(now: now) }
             guard let ratio = policy.failureRatio else { return nil }
@@ -145,7 +147,7 @@ package struct CircuitBreaker: Sendable, Equatable {
             guard total.calls >= policy.minimumCalls, Double(total.failures) >= ratio * Double(total.calls) else { return nil }
             return open(now: now)
         case .halfOpen:
-            return open(now: now)
+            return open(now: now())
         case .open:
             // A call admitted before the breaker opened failed late: it is already open.
             return nil

@@ -114,9 +114,10 @@ package final class SharedCache: Sendable {
     /// ``SharedPageStore/peek(id:deadline:completion:)``, which its caller makes itself (one
     /// object of its own carries the look, with no closure per layer): this admission (refused:
     /// a `.failed` look); then, with the store's result, ``finishPeek(_:_:)``; or, when the store
-    /// cannot take the call from this thread, ``abandonPeek()``.
-    func admit(deadline: Duration) -> StoreAdmission? {
-        let now = time.now
+    /// cannot take the call from this thread, ``abandonPeek()``. `now`: the time on the
+    /// service's time line, when the caller has just read it.
+    func admit(deadline: Duration, now: Duration? = nil) -> StoreAdmission? {
+        let now = now ?? time.now
         let admission = breaker.withLock { $0.admit(now: now) }
         if let change = admission.changedTo { events.sharedBreaker(change) }
         guard admission.admitted else { return nil }
@@ -243,6 +244,7 @@ package final class SharedCache: Sendable {
         }
         let success: Bool
         if case .success = result { success = true } else { success = false }
+        let time = self.time
         if let change = breaker.withLock({ $0.record(success: success, now: time.now) }) {
             events.sharedBreaker(change)
         }

@@ -41,8 +41,8 @@ package struct RedisClusterCall: Sendable {
     }
 
     /// The node answered. A redirect comes back with the action, for the topology and the
-    /// metrics.
-    package mutating func replied(_ reply: RESPValue, now: Duration) -> (action: Action, redirect: RedisRedirect?) {
+    /// metrics. `now` is read only for a pause: nearly every reply is the answer.
+    package mutating func replied(_ reply: RESPValue, now: @autoclosure () -> Duration) -> (action: Action, redirect: RedisRedirect?) {
         guard let message = reply.errorMessage, let redirect = RedisRedirect(errorMessage: message) else {
             return (.answer(reply), nil)
         }
@@ -58,8 +58,9 @@ package struct RedisClusterCall: Sendable {
             var pause = Self.firstPause
             for _ in 0..<min(pauses, 8) { pause = min(pause * 2, Self.longestPause) }
             pauses += 1
-            guard now + pause < deadline else { return (.answer(reply), redirect) }
-            return (.pause(until: now + pause), redirect)
+            let until = now() + pause
+            guard until < deadline else { return (.answer(reply), redirect) }
+            return (.pause(until: until), redirect)
         }
     }
 

@@ -46,10 +46,10 @@ final class RedisCall: @unchecked Sendable {
         self.waiter = waiter
         startedAt = connection.time.now
         if isCancelled {
-            finish(.failure(.cancelled))
+            finish(.failure(.cancelled), at: startedAt)
             return
         }
-        id = connection.submit(self, request: request, deadline: deadline)
+        id = connection.submit(self, request: request, deadline: deadline, now: startedAt)
     }
 
     /// The caller's task was cancelled: it is answered now, and the machine told to throw the
@@ -60,12 +60,13 @@ final class RedisCall: @unchecked Sendable {
         following?.cancel()
         guard waiter != nil else { return }
         if let id { connection.cancel(id) }
-        finish(.failure(.cancelled))
+        finish(.failure(.cancelled), at: connection.time.now)
     }
 
-    func finish(_ outcome: Outcome) {
+    /// Answers the waiter, the call having ended at `now` (on the connection's time line).
+    func finish(_ outcome: Outcome, at now: Duration) {
         guard let waiter = waiter.take() else { return }
-        connection.observer.commandFinished(connection.time.now - startedAt, RedisCommandOutcome(outcome))
+        connection.observer.commandFinished(now - startedAt, RedisCommandOutcome(outcome))
         switch waiter {
         case .task(let continuation): continuation.resume(returning: outcome)
         case .callback(let completion): completion(outcome)

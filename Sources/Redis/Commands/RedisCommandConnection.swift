@@ -57,16 +57,18 @@ final class RedisCommandConnection: @unchecked Sendable {
     private var role: RedisConnectionRole { .command(loopIndex: loop.index) }
 
     func start() {
-        perform(machine.start(now: time.now))
+        let now = time.now
+        perform(machine.start(now: now), now: now)
     }
 
     /// Files `call` under its ID before performing the actions, which may answer it at once.
-    func submit(_ call: RedisCall, request: RedisRequest, deadline: Duration) -> RedisRequestID {
+    /// `now`: the time on ``time`` the call read as it started.
+    func submit(_ call: RedisCall, request: RedisRequest, deadline: Duration, now: Duration) -> RedisRequestID {
         var actions = spareActions
         spareActions = []
-        let id = machine.submit(request, deadline: deadline, now: time.now, into: &actions)
+        let id = machine.submit(request, deadline: deadline, now: now, into: &actions)
         waiters.file(call, under: id)
-        perform(actions)
+        perform(actions, now: now)
         actions.removeAll(keepingCapacity: true)
         spareActions = actions
         return id
@@ -74,35 +76,38 @@ final class RedisCommandConnection: @unchecked Sendable {
 
     func cancel(_ id: RedisRequestID) {
         guard waiters.take(id) != nil else { return }
-        perform(machine.cancel(id, now: time.now))
+        let now = time.now
+        perform(machine.cancel(id, now: now), now: now)
     }
 
     /// Stops reconnecting; `continuation` resumes once every written command was answered or
     /// ran out of time, and the socket closed.
     func shutdown(_ continuation: UnsafeContinuation<Void, Never>) {
         socket.whenShutDown(continuation)
-        perform(machine.shutdown(now: time.now))
+        let now = time.now
+        perform(machine.shutdown(now: now), now: now)
     }
 
     private func take(_ event: RedisSocket.Event) {
         let now = time.now
         stopBusyPolling()
         switch event {
-        case .connected: perform(machine.connected(now: now))
-        case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now))
+        case .connected: perform(machine.connected(now: now), now: now)
+        case .connectFailed(let detail): perform(machine.connectFailed(detail, now: now), now: now)
         case .received(let bytes):
             let actions = machine.received(bytes, now: now)
             // Before the actions: a caller answered by them may send its next command at once.
             if let caught = busyPoll.received(awaiting: machine.pendingCount, now: now) { observer.busyPolled(caught) }
-            perform(actions)
+            perform(actions, now: now)
         case .peerClosed:
             busyPoll.closed()
-            perform(machine.peerClosed(now: now))
-        case .timerFired: perform(machine.timerFired(now: now))
+            perform(machine.peerClosed(now: now), now: now)
+        case .timerFired: perform(machine.timerFired(now: now), now: now)
         }
     }
 
-    private func perform(_ actions: [RedisCommandConnectionStateMachine.Action]) {
+    /// Does what the machine said at `now` (on ``time``), the time the calls it answers end at.
+    private func perform(_ actions: [RedisCommandConnectionStateMachine.Action], now: Duration) {
         for action in actions {
             switch action {
             case .connect(let host, let port): socket.connect(host: host, port: port)
@@ -114,9 +119,9 @@ final class RedisCommandConnection: @unchecked Sendable {
             case .armTimer(let instant): socket.armTimer(at: instant)
             case .cancelTimer: socket.cancelTimer()
             case .succeed(let id, let reply):
-                waiters.take(id)?.finish(.success(reply))
+                waiters.take(id)?.finish(.success(reply), at: now)
             case .fail(let id, let error):
-                waiters.take(id)?.finish(.failure(error))
+                waiters.take(id)?.finish(.failure(error), at: now)
             case .connected:
                 ready.store(true, ordering: .relaxed)
                 observer.connectionChanged(.connected(role))
