@@ -43,9 +43,7 @@ package struct RedisClusterCall: Sendable {
     /// The node answered. A redirect comes back with the action, for the topology and the
     /// metrics. `now` is read only for a pause: nearly every reply is the answer.
     package mutating func replied(_ reply: RESPValue, now: @autoclosure () -> Duration) -> (action: Action, redirect: RedisRedirect?) {
-        guard let message = reply.errorMessage, let redirect = RedisRedirect(errorMessage: message) else {
-            return (.answer(reply), nil)
-        }
+        guard let redirect = Self.redirect(in: reply) else { return (.answer(reply), nil) }
         switch redirect {
         case .moved(let slot, let target), .ask(let slot, let target):
             redirects += 1
@@ -62,6 +60,13 @@ package struct RedisClusterCall: Sendable {
             guard until < deadline else { return (.answer(reply), redirect) }
             return (.pause(until: until), redirect)
         }
+    }
+
+    /// The redirect or pause `reply` asks for, if any: with none, it is the answer whatever the
+    /// call's state (``replied(_:now:)``), which a caller may learn without stepping a copy.
+    package static func redirect(in reply: RESPValue) -> RedisRedirect? {
+        guard let message = reply.errorMessage else { return nil }
+        return RedisRedirect(errorMessage: message)
     }
 
     /// The pause is over: the request goes again to its slot's owner, as now known.

@@ -162,6 +162,11 @@ package final class RedisClient: RedisCommandRunner {
                 completion(.failure(error))
                 return
             }
+            // Nearly every reply: the answer, with no copy of the call to step.
+            guard RedisClusterCall.redirect(in: reply) != nil else {
+                completion(.success(reply))
+                return
+            }
             var call = started
             let next = replied(reply, to: &call)
             if case .answer(let value) = next {
