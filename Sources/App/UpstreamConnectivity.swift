@@ -29,7 +29,7 @@ final class UpstreamConnectivity: Sendable {
     }
 
     /// Notes one call's outcome (`nil` when the upstream answered); returns the change to log, if any.
-    func note(unreachableBecause cause: String?, now: Duration) -> Change? {
+    func note(unreachableBecause cause: String?, now: @autoclosure () -> Duration) -> Change? {
         state.withLock { state in
             let reachable = cause == nil
             if reachable != state.reachable {
@@ -37,6 +37,7 @@ final class UpstreamConnectivity: Sendable {
                 state.changesHeldBack += 1
             }
             guard reachable != state.reportedReachable else { return nil }
+            let now = now()
             if let last = state.lastReport, now - last < minimumInterval { return nil }
             state.reportedReachable = reachable
             state.lastReport = now

@@ -27,12 +27,13 @@ package final class LoopTimer: LoopHandle {
     ///
     /// libuv counts from the loop's cached time, which lags the real clock while an iteration is
     /// busy, so a plain timer can fire a little early; this one re-arms for whatever is left, and
-    /// never calls back before the deadline.
-    package func start(at deadline: ContinuousClock.Instant, _ callback: @escaping () -> Void) {
+    /// never calls back before the deadline. `now`: the clock's reading, when the caller has just
+    /// taken it.
+    package func start(at deadline: ContinuousClock.Instant, now: ContinuousClock.Instant = .now, _ callback: @escaping () -> Void) {
         guard !isClosing else { return }
         self.callback = callback
         self.deadline = deadline
-        uv_timer_start(timer, loopTimerFired, ContinuousClock.now.duration(to: deadline).roundedUpMilliseconds, 0)
+        uv_timer_start(timer, loopTimerFired, now.duration(to: deadline).roundedUpMilliseconds, 0)
     }
 
     /// Disarms the timer; it can be started again.

@@ -39,7 +39,8 @@ final class RequestExchange: @unchecked Sendable {
         self.timer = timer
         // Never early: a timer that fired before the caller's deadline would leave it time to
         // retry into a request that cannot succeed.
-        timer.start(at: .now + timeout) { [self] in abort(.timedOut) }
+        let now = ContinuousClock.now
+        timer.start(at: now + timeout, now: now) { [self] in abort(.timedOut) }
         acquireAndSend()
     }
 

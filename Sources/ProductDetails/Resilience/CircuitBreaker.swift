@@ -96,12 +96,12 @@ package struct CircuitBreaker: Sendable, Equatable {
 
     /// Whether a call may go out now. In half-open, `true` means the caller is the probe and
     /// must report its outcome.
-    package mutating func admit(now: Duration) -> (admitted: Bool, changedTo: State?) {
+    package mutating func admit(now: @autoclosure () -> Duration) -> (admitted: Bool, changedTo: State?) {
         switch state {
         case .closed:
             return (true, nil)
         case .open:
-            guard now >= openUntil else { return (false, nil) }
+            guard now() >= openUntil else { return (false, nil) }
             state = .halfOpen
             probeOutstanding = true
             return (true, .halfOpen)

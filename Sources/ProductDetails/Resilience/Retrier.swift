@@ -83,16 +83,17 @@ package struct Retrier: Sendable {
         _ upstream: Upstream, deadline: Duration, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, mayHedge: Bool,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async throws(UpstreamFailure) -> T {
-        budget.recordRequest()
+        // One read of the clock serves the first attempt's every use of it.
+        var started = time.now
+        budget.recordRequest(at: started)
         var attempt = 1
         var lastFailure: UpstreamFailure?
         while true {
             if Task.isCancelled { throw .cancelled }
-            let started = time.now
-            if attempt == 1 { hedger?.recordCall(at: started) }
+            if attempt == 1 { hedger?.recordCall(at: started) } else { started = time.now }
             // Only reachable on a later attempt if a sleep overshot; then the last failure is the answer.
             guard started < deadline else { throw gaveUp(upstream, lastFailure ?? .timedOut, attempts: attempt - 1) }
-            if let breaker, !breaker.admit() {
+            if let breaker, !breaker.admit(at: started) {
                 guard let lastFailure else { throw .circuitOpen }
                 throw gaveUp(upstream, lastFailure, attempts: attempt - 1)
             }
@@ -100,9 +101,9 @@ package struct Retrier: Sendable {
             let outcome: Result<T, UpstreamFailure>
             let hedging = mayHedge ? hedger?.delay(at: started) : nil
             if let hedging, let delay = hedging.delay, hedging.armed, delay < call.timeout {
-                outcome = await hedged(upstream, call, after: delay, deadline: deadline, operation)
+                outcome = await hedged(upstream, call, startedAt: started, after: delay, deadline: deadline, operation)
             } else {
-                outcome = await attemptOnce(upstream, call, operation, slowAfter: hedging?.delay)
+                outcome = await attemptOnce(upstream, call, startedAt: started, operation, slowAfter: hedging?.delay)
             }
             let failure: UpstreamFailure
             switch outcome {
@@ -130,20 +131,20 @@ package struct Retrier: Sendable {
         }
     }
 
-    /// One attempt, reported to the events, the breaker and the hedger (a success's latency; an
-    /// attempt that took `slowAfter` or more, or timed out, arms hedging).
+    /// One attempt, begun at `started`, reported to the events, the breaker and the hedger (a
+    /// success's latency; an attempt that took `slowAfter` or more, or timed out, arms hedging).
     private func attemptOnce<T: Sendable>(
-        _ upstream: Upstream, _ call: UpstreamCall, _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T,
-        slowAfter: Duration? = nil
+        _ upstream: Upstream, _ call: UpstreamCall, startedAt started: Duration,
+        _ operation: (UpstreamCall) async throws(UpstreamFailure) -> T, slowAfter: Duration? = nil
     ) async -> Result<T, UpstreamFailure> {
-        let started = time.now
         let outcome: Result<T, UpstreamFailure>
         do throws(UpstreamFailure) {
             outcome = .success(try await operation(call))
         } catch {
             outcome = .failure(error)
         }
-        let duration = time.now - started
+        let ended = time.now
+        let duration = ended - started
         let failure: UpstreamFailure?
         switch outcome {
         case .success:
@@ -154,7 +155,7 @@ package struct Retrier: Sendable {
         }
         if let slowAfter, duration >= slowAfter || failure == .timedOut { hedger?.recordSlow() }
         events.upstreamAttempt(upstream, failure: failure, duration: duration)
-        breaker?.record(failure)
+        breaker?.record(failure, at: ended)
         return outcome
     }
 
@@ -168,14 +169,14 @@ package struct Retrier: Sendable {
     /// malloc's per-thread cache.
     @inline(__always)
     private func hedged<T: Sendable>(
-        _ upstream: Upstream, _ call: UpstreamCall, after delay: Duration, deadline: Duration,
+        _ upstream: Upstream, _ call: UpstreamCall, startedAt started: Duration, after delay: Duration, deadline: Duration,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         let race = HedgeRace<T>()
         let timer = time.schedule(after: delay, target: race)
         defer { timer.cancel() }
         // Leaving the scope cancels whichever attempt still runs, and waits for it.
-        async let _ = race.post(.answered(await attemptOnce(upstream, call, operation), byHedge: false))
+        async let _ = race.post(.answered(await attemptOnce(upstream, call, startedAt: started, operation), byHedge: false))
         if case .answered(let outcome, _) = await race.next() { return outcome }
         if let (outcome, _) = race.answerIfPosted() {
             // It took the delay all the same: that arms hedging as a hedge would have.
@@ -197,9 +198,9 @@ package struct Retrier: Sendable {
     ) async -> Result<T, UpstreamFailure> {
         events.hedge(upstream, .sent)
         hedger?.recordSlow()
-        let hedgeCall = UpstreamCall(
-            timeout: policy.attemptTimeout(now: time.now, deadline: deadline), requestID: call.requestID, trace: call.trace)
-        async let _ = race.post(.answered(await attemptOnce(upstream, hedgeCall, operation), byHedge: true))
+        let now = time.now
+        let hedgeCall = UpstreamCall(timeout: policy.attemptTimeout(now: now, deadline: deadline), requestID: call.requestID, trace: call.trace)
+        async let _ = race.post(.answered(await attemptOnce(upstream, hedgeCall, startedAt: now, operation), byHedge: true))
         var running = 2
         while true {
             let (outcome, byHedge) = await race.nextAnswer()

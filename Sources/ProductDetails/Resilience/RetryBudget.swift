@@ -14,9 +14,10 @@ package final class RetryBudget: Sendable {
         self.time = time
     }
 
-    /// Counts one request (call once per first attempt).
-    package func recordRequest() {
-        let now = time.now
+    /// Counts one request (call once per first attempt), made at `now` when the caller has just
+    /// read the time.
+    package func recordRequest(at now: Duration? = nil) {
+        let now = now ?? time.now
         window.withLock { $0.recordRequest(at: now) }
     }
 

@@ -46,11 +46,12 @@ package final class UpstreamBreaker: Sendable {
         breaker.withLock { $0.state }
     }
 
-    /// Whether a call may go out now; in half-open, `true` makes the caller the probe, which must
-    /// report its outcome (``record(_:)``).
-    package func admit() -> Bool {
-        let now = time.now
-        let admission = breaker.withLock { $0.admit(now: now) }
+    /// Whether a call may go out now (`now`, when the caller has just read the time); in
+    /// half-open, `true` makes the caller the probe, which must report its outcome
+    /// (``record(_:at:)``).
+    package func admit(at now: Duration? = nil) -> Bool {
+        let time = self.time
+        let admission = breaker.withLock { $0.admit(now: now ?? time.now) }
         if let change = admission.changedTo { events.upstreamBreaker(upstream, change) }
         return admission.admitted
     }
@@ -60,9 +61,10 @@ package final class UpstreamBreaker: Sendable {
         breaker.withLock { $0.state == .closed }
     }
 
-    /// Reports an admitted call's outcome (`nil`: it succeeded).
-    package func record(_ failure: UpstreamFailure?) {
-        let now = time.now
+    /// Reports an admitted call's outcome (`nil`: it succeeded), which came at `now` when the
+    /// caller has just read the time.
+    package func record(_ failure: UpstreamFailure?, at now: Duration? = nil) {
+        let now = now ?? time.now
         let change: CircuitBreaker.State?
         switch Self.verdict(for: failure) {
         case .success: change = breaker.withLock { $0.record(success: true, now: now) }
