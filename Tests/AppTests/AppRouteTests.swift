@@ -138,6 +138,26 @@ struct AppRouteTests {
         }
     }
 
+    /// The health answer is made once at start; each answer still gets its own request id, and
+    /// none leaks into the next. (In memory no server listens, so `/readyz` says not ready: the
+    /// live suites ask it.)
+    @Test func theHealthAnswerIsNoStoreJSONEachWithItsOwnRequestID() async throws {
+        try await InMemoryApp.with { app in
+            let echoed = try await app.request("/healthz", headers: [("X-Request-ID", "mem-health")])
+            let made = try await app.request("/healthz")
+            for answer in [echoed, made] {
+                #expect(answer.status == 200 && answer.immediate)
+                #expect(answer.header("Content-Type") == "application/json")
+                #expect(answer.header("Cache-Control") == "no-store")
+                #expect(answer.text == #"{"status":"ok"}"#)
+            }
+            #expect(echoed.header("X-Request-ID") == "mem-health")
+            let id = try #require(made.header("X-Request-ID"))
+            #expect(RequestIDs.isUsable(id) && id != "mem-health")
+            #expect(made.response.fields.bytes.count == echoed.response.fields.bytes.count + id.utf8.count - "mem-health".utf8.count)
+        }
+    }
+
     @Test func theRequestIDIsEchoedOrMade() async throws {
         try await InMemoryApp.with { app in
             let echoed = try await app.request("/products/p1", headers: [("X-Request-ID", "mem-0001")])
