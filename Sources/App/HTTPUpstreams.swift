@@ -25,17 +25,18 @@ struct HTTPUpstreams: ProductSource, ReviewSource, SuggestionSource {
     }
 
     private func fetch(_ upstream: Upstream, _ origin: Origin, path: String, _ call: UpstreamCall) async throws(UpstreamFailure) -> [UInt8] {
-        var headers = call.requestID.isEmpty
-            ? HTTPHeaders([("Accept", "application/json")])
-            : HTTPHeaders([("Accept", "application/json"), ("X-Request-ID", call.requestID)])
+        // In wire form: every attempt of every load writes them.
+        var fields = FieldBlock(reservingCapacity: 160)
+        fields.add("Accept", "application/json")
+        if !call.requestID.isEmpty { fields.add("X-Request-ID", call.requestID) }
         if let trace = call.trace {
             // Each attempt is a span of its own in the trace of the request that started the load.
-            headers.add(name: "traceparent", value: trace.child().traceparent)
-            if let state = trace.traceState { headers.add(name: "tracestate", value: state) }
+            trace.child().withTraceparent { fields.add("traceparent", bytes: $0) }
+            if let state = trace.traceState { fields.add("tracestate", state) }
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.get(origin, pool: upstream.rawValue, path: path, headers: headers, timeout: call.timeout)
+            response = try await client.get(origin, pool: upstream.rawValue, path: path, fields: fields, timeout: call.timeout)
         } catch {
             throw Self.failure(for: error)
         }

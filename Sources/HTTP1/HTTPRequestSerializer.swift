@@ -10,12 +10,13 @@ package enum HTTPRequestSerializer {
     }
 
     /// Like ``writeHead(method:target:headers:into:)`` for the target `basePath + path`, with
-    /// `Host: host` first (in place of any Host among `headers`) and `User-Agent:
+    /// `Host: host` first (in place of any Host among `headers`), then `headers`, then `fields`
+    /// (already in wire form: they name neither Host nor User-Agent), and `User-Agent:
     /// defaultUserAgent` last unless `headers` has one: written around the caller's fields
     /// instead of into a merged copy of them, and the target written in its two parts.
     package static func writeHead(
-        method: HTTPMethod, basePath: String, path: String, host: String, headers: HTTPHeaders, defaultUserAgent: String,
-        into buffer: inout [UInt8]
+        method: HTTPMethod, basePath: String, path: String, host: String, headers: HTTPHeaders, fields: FieldBlock = FieldBlock(),
+        defaultUserAgent: String, into buffer: inout [UInt8]
     ) {
         appendRequestLine(method: method, basePath: basePath, target: path, into: &buffer)
         HeadWriter.appendField("Host", host, into: &buffer)
@@ -25,6 +26,7 @@ package enum HTTPRequestSerializer {
             if HTTPHeaders.namesMatch(name, "User-Agent") { hasUserAgent = true }
             HeadWriter.appendField(name, value, into: &buffer)
         }
+        buffer.append(contentsOf: fields.bytes)
         if !hasUserAgent { HeadWriter.appendField("User-Agent", defaultUserAgent, into: &buffer) }
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
@@ -40,6 +42,17 @@ package enum HTTPRequestSerializer {
     }
 
     private static func appendTarget(_ text: String, into buffer: inout [UInt8]) {
+        // Nearly every target needs no escape: checked in one pass, then copied in one go.
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            var escapes = 0
+            for byte in bytes {
+                escapes &+= byte == ASCII.space || HeadWriter.sanitized(byte) != byte ? 1 : 0
+            }
+            guard escapes == 0 else { return false }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true { return }
         for byte in text.utf8 {
             // A raw SP would split the target; percent-encode it instead.
             if byte == ASCII.space {

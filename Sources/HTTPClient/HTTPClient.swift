@@ -33,31 +33,34 @@ package final class HTTPClient: Sendable {
     /// own `maxConnectionsPerPool` to each origin on each loop; callers that name none share "".
     package func execute(
         _ method: HTTPMethod = .get, _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(),
-        timeout: Duration
+        fields: FieldBlock = FieldBlock(), timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
         let loop = group.any()
         let outcome: RequestExchange.Outcome
         if loop.inLoop {
             // Already on the loop (a handler's load): a preference pushed and popped per call
             // costs task-status locking and buys nothing.
-            outcome = await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, timeout: timeout)
+            outcome = await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
         } else {
             outcome = await withTaskExecutorPreference(loop) {
-                await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, timeout: timeout)
+                await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
             }
         }
         return try outcome.get()
     }
 
     /// `GET` of `path` (appended to the origin's base path), in the connections of `pool`.
+    /// `fields` are written after `headers`, as they are (see `HTTPRequestSerializer`).
     package func get(
-        _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(), timeout: Duration
+        _ origin: Origin, pool: String = "", path: String, headers: HTTPHeaders = HTTPHeaders(), fields: FieldBlock = FieldBlock(),
+        timeout: Duration
     ) async throws(HTTPClientError) -> HTTPClientResponse {
-        try await execute(.get, origin, pool: pool, path: path, headers: headers, timeout: timeout)
+        try await execute(.get, origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
     }
 
     private func perform(
-        on loop: EventLoop, method: HTTPMethod, origin: Origin, pool name: String, path: String, headers: HTTPHeaders, timeout: Duration
+        on loop: EventLoop, method: HTTPMethod, origin: Origin, pool name: String, path: String, headers: HTTPHeaders,
+        fields: FieldBlock, timeout: Duration
     ) async -> RequestExchange.Outcome {
         if Task.isCancelled { return .failure(.cancelled) }
         // A task preferring a stopped loop runs on the global pool: the loop's pools are gone.
@@ -67,7 +70,7 @@ package final class HTTPClient: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         HTTPRequestSerializer.writeHead(
-            method: method, basePath: origin.basePath, path: path, host: origin.authority, headers: headers,
+            method: method, basePath: origin.basePath, path: path, host: origin.authority, headers: headers, fields: fields,
             defaultUserAgent: configuration.userAgent, into: &bytes)
         let exchange = RequestExchange(
             loop: loop, pool: pool, statistics: counters, bytes: bytes, method: method, timeout: timeout)

@@ -65,22 +65,37 @@ package struct TraceContext: Sendable, Equatable {
         TraceContext(traceIDHigh: traceIDHigh, traceIDLow: traceIDLow, parentID: random(), sampled: sampled, traceState: traceState)
     }
 
-    /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`. Written into one
-    /// string: it goes out with every upstream attempt.
+    /// `00-<trace-id>-<parent-id>-<flags>`: this service speaks version `00`.
     package var traceparent: String {
-        String(unsafeUninitializedCapacity: 55) { text in
-            text[0] = UInt8(ascii: "0")
-            text[1] = UInt8(ascii: "0")
-            text[2] = Self.dash
-            JSONBytesWriter.writeHex(traceIDHigh, into: text, at: 3)
-            JSONBytesWriter.writeHex(traceIDLow, into: text, at: 19)
-            text[35] = Self.dash
-            JSONBytesWriter.writeHex(parentIDValue, into: text, at: 36)
-            text[52] = Self.dash
-            text[53] = UInt8(ascii: "0")
-            text[54] = UInt8(ascii: sampled ? "1" : "0")
-            return 55
+        String(unsafeUninitializedCapacity: Self.traceparentLength) { text in
+            writeTraceparent(into: text)
+            return Self.traceparentLength
         }
+    }
+
+    /// The `traceparent` value's bytes, made on the stack: it goes out with every upstream
+    /// attempt, written straight into the request's fields. Not generic: called from another
+    /// module, a generic would look its result type's metadata up on every call.
+    package func withTraceparent(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.traceparentLength) { text in
+            writeTraceparent(into: text)
+            body(UnsafeBufferPointer(text))
+        }
+    }
+
+    private static let traceparentLength = 55
+
+    private func writeTraceparent(into text: UnsafeMutableBufferPointer<UInt8>) {
+        text[0] = UInt8(ascii: "0")
+        text[1] = UInt8(ascii: "0")
+        text[2] = Self.dash
+        JSONBytesWriter.writeHex(traceIDHigh, into: text, at: 3)
+        JSONBytesWriter.writeHex(traceIDLow, into: text, at: 19)
+        text[35] = Self.dash
+        JSONBytesWriter.writeHex(parentIDValue, into: text, at: 36)
+        text[52] = Self.dash
+        text[53] = UInt8(ascii: "0")
+        text[54] = UInt8(ascii: sampled ? "1" : "0")
     }
 
     /// Writes the trace id as a JSON string (its 32 hex digits need no escaping).

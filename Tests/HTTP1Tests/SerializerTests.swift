@@ -31,6 +31,22 @@ struct SerializerTests {
         #expect(String(decoding: buffer, as: UTF8.self) == "GET /api/products/p%201 HTTP/1.1\r\n" + fields + "\r\n")
     }
 
+    /// Fields given in wire form follow the caller's headers, as they are, and come before the
+    /// default User-Agent; a target with nothing to escape is copied as it is.
+    @Test func clientRequestHeadWritesWireFormFieldsAfterTheHeaders() {
+        var fields = FieldBlock()
+        fields.add("X-Request-ID", "r1")
+        fields.add("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        var buffer: [UInt8] = []
+        HTTPRequestSerializer.writeHead(
+            method: .get, basePath: "/api", path: "/products/p1/reviews", host: "up:81", headers: ["Accept": "application/json"],
+            fields: fields, defaultUserAgent: "pd", into: &buffer)
+        #expect(String(decoding: buffer, as: UTF8.self) == """
+            GET /api/products/p1/reviews HTTP/1.1\r\nHost: up:81\r\nAccept: application/json\r\nX-Request-ID: r1\r\n\
+            traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\nUser-Agent: pd\r\n\r\n
+            """)
+    }
+
     @Test(arguments: [
         HTTPStatus.ok, .noContent, .notModified, .payloadTooLarge, .unprocessableContent,
         .serviceUnavailable, HTTPStatus(code: 299, reasonPhrase: "Custom Thing"), HTTPStatus(code: 200, reasonPhrase: ""),

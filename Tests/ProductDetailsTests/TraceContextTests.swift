@@ -48,6 +48,9 @@ struct TraceContextTests {
         #expect(child.sampled)
         #expect(child.traceState == "rojo=1")
         #expect(child.traceparent == "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000abc-01")
+        var written: [UInt8] = []
+        child.withTraceparent { written = Array($0) }
+        #expect(written == Array(child.traceparent.utf8))
     }
 
     @Test func aNewTraceIsUnsampledWithRandomIDs() {
