@@ -40,10 +40,12 @@ package final class HTTPClient: Sendable {
         if loop.inLoop {
             // Already on the loop (a handler's load): a preference pushed and popped per call
             // costs task-status locking and buys nothing.
-            outcome = await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
+            outcome = await perform(
+                on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
         } else {
             outcome = await withTaskExecutorPreference(loop) {
-                await perform(on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
+                await perform(
+                    on: loop, method: method, origin: origin, pool: pool, path: path, headers: headers, fields: fields, timeout: timeout)
             }
         }
         return try outcome.get()
