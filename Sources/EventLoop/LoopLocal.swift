@@ -1,35 +1,46 @@
 /// One value per loop of a group, each touched only on its own loop's thread, so reaching it costs
 /// no lock.
 ///
-/// `@unchecked Sendable`: slot `i` of `slots` is read and written only on the thread of the loop
-/// whose `index` is `i` (checked on each access); the pointer itself never changes.
+/// The values are kept beside a flag for each slot, not as optionals: its users live in other
+/// modules, where this generic code runs unspecialized, and an optional of the value's type had
+/// its type metadata looked up at each access.
+///
+/// `@unchecked Sendable`: slot `i` of `slots` and `made` is read and written only on the thread of
+/// the loop whose `index` is `i` (checked on each access); the pointers themselves never change.
 package final class LoopLocal<Value>: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<Value?>
+    private let slots: UnsafeMutablePointer<Value>
+    private let made: UnsafeMutablePointer<Bool>
     private let count: Int
 
     package init(group: EventLoopGroup) {
         count = group.loops.count
         slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil, count: count)
+        made = .allocate(capacity: count)
+        made.initialize(repeating: false, count: count)
     }
 
     deinit {
-        slots.deinitialize(count: count)
+        for index in 0..<count where made[index] {
+            (slots + index).deinitialize(count: 1)
+        }
         slots.deallocate()
+        made.deallocate()
     }
 
     /// The value for `loop`, made by `create` on first use. Call on `loop`'s thread.
     package func value(on loop: EventLoop, create: () -> Value) -> Value {
         precondition(loop.inLoop && loop.index < count, "LoopLocal used off its loop")
-        if let value = slots[loop.index] { return value }
-        let value = create()
-        slots[loop.index] = value
-        return value
+        let index = loop.index
+        if !made[index] {
+            (slots + index).initialize(to: create())
+            made[index] = true
+        }
+        return slots[index]
     }
 
     /// The value for `loop` if it was made. Call on `loop`'s thread.
     package func existing(on loop: EventLoop) -> Value? {
         precondition(loop.inLoop && loop.index < count, "LoopLocal used off its loop")
-        return slots[loop.index]
+        return made[loop.index] ? slots[loop.index] : nil
     }
 }
