@@ -49,16 +49,14 @@ struct LoopLocalTests {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }
         let releases = Releases()
-        var local: LoopLocal<Tracked>? = LoopLocal(group: group)
+        let local = LoopLocal<Tracked>(group: group)
         let loop = group.loops[1]
-        let held = local
         let made = await Task(executorPreference: loop) { () -> Bool in
-            held?.value(on: loop) { Tracked(loopIndex: loop.index, releases: releases) }.loopIndex == loop.index
+            local.value(on: loop) { Tracked(loopIndex: loop.index, releases: releases) }.loopIndex == loop.index
         }.value
         #expect(made)
         #expect(releases.count.load(ordering: .relaxed) == 0)
-        local = nil
-        _ = consume held
+        _ = consume local
         #expect(releases.count.load(ordering: .relaxed) == 1)
     }
 }
