@@ -27,7 +27,8 @@ fleet: deps
 	@SWIFT=$(SWIFT) FLEET_CLUSTER=$(CLUSTER) scripts/fleet.sh
 
 ## scripts/test.sh, in order: the documents (scripts/docs-check.py: README.md at most 15 KB, no
-## link leaving the repository), every Python script (scripts/python-check.sh: pyflakes), a build
+## link leaving the repository; scripts/check-inlinable.py: no @inlinable that other modules call
+## out of line), every Python script (scripts/python-check.sh: pyflakes), a build
 ## with warnings as errors, every test (scripts/swift-test.sh: on failure it ends with the issues, a
 ## short crash report and the tests left running), the running service against openapi.yaml and
 ## the deploy files (scripts/contract-test.sh), the alert rules (promtool test rules) and every

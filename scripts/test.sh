@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test` (so `.ci/run`): every check, in order, each step's time printed as it ends and all of
 # them again at the end (also after a failure), so a slow step shows in any CI log:
-#   1. scripts/docs-check.py
+#   1. scripts/docs-check.py, then scripts/check-inlinable.py (no @inlinable other modules cannot
+#      inline)
 #   2. the Python tools, in the background: scripts/python-check.sh (it makes .venv-lint), then
 #      the venvs of the contract, openapi-core and deploy checks (scripts/python-venv.sh). pip
 #      waits on the network and the disk more than on the CPU, so it runs while the compiler
@@ -63,8 +64,9 @@ trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-step "docs-check"
+step "docs-check, check-inlinable"
 python3 scripts/docs-check.py
+python3 scripts/check-inlinable.py
 
 step "Debian packages"
 scripts/install-deps.sh libcap2-bin redis-server

@@ -5,6 +5,7 @@
 ///
 /// The appending functions are `@inlinable`: a document is mostly short tokens, and a call across
 /// the module boundary for each would cost more than the append itself.
+@usableFromInline
 package struct JSONBytesWriter {
     /// The document so far (inlined appends write it directly, hence not `private(set)`).
     @usableFromInline

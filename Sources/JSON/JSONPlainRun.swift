@@ -3,6 +3,7 @@
 /// Inside a string, only `"`, `\` and control bytes (below 0x20) need a second look; the reader
 /// also stops at non-ASCII bytes to validate their UTF-8. Text is nearly all such runs, and a
 /// byte-at-a-time test was the largest part of reading and writing an upstream answer's JSON.
+@usableFromInline
 package enum JSONPlainRun {
     @inlinable
     static var ones: UInt64 { 0x0101_0101_0101_0101 }

@@ -29,6 +29,7 @@ extension JSONReader {
     }
 
     /// The decoded text of a scanned string.
+    @usableFromInline
     package func string(of token: JSONStringToken) -> String {
         let content = UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])
         guard token.hasEscapes else { return String(decoding: content, as: UTF8.self) }

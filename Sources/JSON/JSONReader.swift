@@ -9,12 +9,15 @@
 /// cannot exhaust the stack.
 ///
 /// The bytes are borrowed: a reader lives only inside `withUnsafeBufferPointer` of its body.
+@usableFromInline
 package struct JSONReader {
     /// The deepest nesting of arrays and objects accepted, counting the outermost container.
     package static let maxDepth = 64
 
+    @usableFromInline
     package let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte to read.
+    @usableFromInline
     package var offset = 0
     /// Open arrays and objects around the current position.
     package private(set) var depth = 0
@@ -47,6 +50,7 @@ package struct JSONReader {
     }
 
     /// A syntax error at `position` (the current offset by default).
+    @usableFromInline
     package func syntaxError(_ reason: String, at position: Int? = nil) -> JSONReadError {
         JSONReadError("invalid JSON at \(path) (offset \(position ?? offset)): \(reason)")
     }
