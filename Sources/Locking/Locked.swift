@@ -12,16 +12,18 @@ import Glibc
 /// false races on everything it guards, so a build with `-D TSAN_LOCKS` (set by
 /// `make test-tsan`) swaps in a pthread mutex, which TSan understands. Nothing else changes.
 ///
-/// `public`, unlike the rest of the project: Swift 6.3 does not inline `@inlinable package`
-/// members of this type into other modules (a `Mutex` inside, `sending` and typed throws), so
-/// every lock taken elsewhere called an unspecialized `withLock` that looked up the generic
-/// metadata of its `Mutex` at run time. As `public` they inline to the `Mutex` itself.
-public struct Locked<Value: ~Copyable>: ~Copyable {
+/// `@usableFromInline`: Swift 6.3 inlines `@inlinable` members into other modules only from a
+/// type that is `public` or `@usableFromInline`, and takes the attribute on any other without a
+/// word (scripts/check-inlinable.py). Out of line, every lock taken elsewhere called an
+/// unspecialized `withLock` that looked up the generic metadata of its `Mutex` at run time;
+/// inlined, it is the `Mutex` itself.
+@usableFromInline
+package struct Locked<Value: ~Copyable>: ~Copyable {
     #if TSAN_LOCKS
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let storage: UnsafeMutablePointer<Value>
 
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         storage = .allocate(capacity: 1)
@@ -35,7 +37,7 @@ public struct Locked<Value: ~Copyable>: ~Copyable {
         mutex.deallocate()
     }
 
-    public borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
@@ -46,12 +48,12 @@ public struct Locked<Value: ~Copyable>: ~Copyable {
     @usableFromInline let mutex: Mutex<Value>
 
     @inlinable
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = Mutex(initialValue)
     }
 
     @inlinable
-    public borrowing func withLock<Result: ~Copyable, E: Error>(
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock(body)
