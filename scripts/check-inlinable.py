@@ -8,10 +8,12 @@ it does not do (JSONReader's key matching and JSONBytesWriter's appends were suc
 JSON types were marked; bench/HISTORY.md). Marking the type `@usableFromInline` (it stays `package`)
 makes the compiler check the body and inline it.
 
-Reads Sources/**/*.swift; a type's attributes and access are taken from its declaration, an
-extension's from the type it extends. Braces inside string literals and comments are skipped.
+Reads Sources/**/*.swift. A member declared in its type's body is judged by that declaration; one
+in an extension by every type of the extended name (all must be exported, so that two nested types
+of one name cannot hide each other). File-level functions are not checked (the trap is the type's).
+Braces inside string literals and comments are skipped.
 
-Usage: scripts/check-inlinable.py        (run by scripts/swift-test.sh, so by `make test`)
+Usage: scripts/check-inlinable.py        (the first step of scripts/test.sh, so of `make test`)
 """
 import pathlib
 import re
@@ -31,9 +33,9 @@ def code_only(line):
 
 def scan(path):
     """Yields ('type', name, exported, line) for each type declaration and ('inlinable', owner,
-    None, line) for each `@inlinable` declaration, owner being the innermost enclosing type or
-    extension's name (None at file level)."""
-    stack = []  # (name, brace depth inside it)
+    exported, line) for each `@inlinable` declaration inside a type or extension: the innermost
+    one's name, and whether it is exported (None for an extension: its type decides)."""
+    stack = []  # (name, exported or None, brace depth inside it)
     depth = 0
     pending_attributes = ""
     in_block_comment = False
@@ -54,12 +56,13 @@ def scan(path):
             attributes = pending_attributes + (match.group(1) or "")
             words = code[:match.start(3)]
             kind, name = match.group(3), match.group(4).split(".")[-1]
+            exported = None
             if kind != "extension":
                 exported = "public" in words.split() or "@usableFromInline" in attributes
                 yield ("type", name, exported, number)
-            stack.append((name, depth + 1))
+            stack.append((name, exported, depth + 1))
         if "@inlinable" in code and stack:
-            yield ("inlinable", stack[-1][0], None, number)
+            yield ("inlinable", stack[-1][0], stack[-1][1], number)
         # Attributes on lines of their own apply to the next declaration.
         if stripped.startswith("@") and not re.search(r"\b(func|var|let|init|subscript|struct|enum|class|actor|protocol|extension)\b", stripped):
             pending_attributes += stripped + " "
@@ -70,7 +73,7 @@ def scan(path):
                 depth += 1
             elif character == "}":
                 depth -= 1
-                while stack and depth < stack[-1][1]:
+                while stack and depth < stack[-1][2]:
                     stack.pop()
 
 
@@ -80,10 +83,12 @@ def main():
     for path in sorted((ROOT / "Sources").rglob("*.swift")):
         for kind, name, flag, line in scan(path):
             if kind == "type":
-                exported[name] = exported.get(name, False) or flag
+                exported[name] = exported.get(name, True) and flag
             else:
-                uses.append((path.relative_to(ROOT), line, name))
-    failures = [(path, line, name) for path, line, name in uses if name in exported and not exported[name]]
+                uses.append((path.relative_to(ROOT), line, name, flag))
+    # An extension of a type declared outside Sources (the standard library's) is not judged.
+    failures = [(path, line, name) for path, line, name, flag in uses
+                if (flag is False) or (flag is None and not exported.get(name, True))]
     for path, line, name in failures:
         print(f"{path}:{line}: @inlinable in '{name}', which is neither public nor @usableFromInline: "
               f"other modules call it out of line; mark the type @usableFromInline", file=sys.stderr)

@@ -10,9 +10,9 @@ import EventLoop
 /// ``ResponderAnswer/later(_:)``, ``AttachedPromise``) are `@inlinable public`: specialized where
 /// the application uses them, they look up no type metadata per request (Swift 6.3 inlines an
 /// `@inlinable` member into another module only from a `public` or `@usableFromInline` type:
-/// scripts/check-inlinable.py), and they make their views in place (``withAttached(_:_:)``), not by copying the context. The
-/// attachment is read back with a checked cast: a route typed for another attachment reads nil,
-/// never memory of the wrong type.
+/// scripts/check-inlinable.py), and they make their views in place (``withAttached(_:_:)``), not
+/// by copying the context. The attachment is read back with a checked cast: a route typed for
+/// another attachment reads nil, never memory of the wrong type.
 @dynamicMemberLookup
 public struct AttachedContext<Attachment: AnyObject & Sendable>: Sendable {
     /// What the server knows of the request.
