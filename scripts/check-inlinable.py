@@ -52,6 +52,9 @@ def scan(path):
         code = code_only(line)
         stripped = code.strip()
         match = DECLARATION.match(code)
+        # `class func`, `class var`: a member, not a class.
+        if match and match.group(4) in ("func", "var", "let", "subscript"):
+            match = None
         if match:
             attributes = pending_attributes + (match.group(1) or "")
             words = code[:match.start(3)]
