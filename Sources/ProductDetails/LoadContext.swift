@@ -22,10 +22,13 @@ final class LoadContext: Sendable {
     let deadline: Duration
     /// Where the load's own tasks run (the starting request's event loop).
     let executor: (any TaskExecutor)?
+    /// A stale-while-revalidate refresh: its callers have a page already, so it never waits for
+    /// upstream room.
+    let background: Bool
 
     init(
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, token: LoadToken, stamp: UInt64?,
-        deadline: Duration, executor: (any TaskExecutor)?
+        deadline: Duration, executor: (any TaskExecutor)?, background: Bool = false
     ) {
         self.id = id
         self.requestID = requestID
@@ -35,5 +38,6 @@ final class LoadContext: Sendable {
         self.stamp = stamp
         self.deadline = deadline
         self.executor = executor
+        self.background = background
     }
 }

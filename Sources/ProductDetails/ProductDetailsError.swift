@@ -77,6 +77,20 @@ package struct ProductDetailsError: Error, Sendable, Equatable {
         )
     }
 
+    /// 503: the upstreams have no room for this load now (``LoadAdmission``): refused at once, or
+    /// after a short wait, rather than queued at an upstream that is already at its limit.
+    package static func shed(_ reason: AdmissionRefusal, retryAfter: Duration = .seconds(1)) -> ProductDetailsError {
+        ProductDetailsError(
+            status: 503, title: "Service Unavailable", detail: "The upstreams are at capacity; try again shortly.",
+            retryAfter: retryAfter, cause: reason.cause
+        )
+    }
+
+    /// Whether this is ``shed(_:retryAfter:)``: the load never called its upstreams.
+    package var isShed: Bool {
+        status == 503 && upstream == nil && AdmissionRefusal.allCases.contains { $0.cause == cause }
+    }
+
     /// 503: the upstream's circuit breaker is open, so the required call was not made; a client
     /// may ask again once it could close (`retryAfter`, the breaker's remaining open time).
     package static func upstreamUnavailable(_ upstream: Upstream, retryAfter: Duration) -> ProductDetailsError {
@@ -131,6 +145,8 @@ package struct ProductDetailsError: Error, Sendable, Equatable {
             return .cancelled
         case .circuitOpen:
             return .upstreamUnavailable(upstream, retryAfter: .seconds(1))
+        case .shed:
+            return .shed(.queueFull)
         }
     }
 

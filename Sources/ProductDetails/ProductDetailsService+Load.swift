@@ -43,14 +43,14 @@ extension ProductDetailsService {
     func load(
         id: String, requestID: String, trace: TraceContext? = nil, observer: (any LoadObserver)? = nil, readsShared: Bool = true,
         executor: (any TaskExecutor)? = nil, early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil,
-        begun: BegunSharedPhase? = nil
+        begun: BegunSharedPhase? = nil, background: Bool = false
     ) async throws -> LoadedDocument {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
             id: id, requestID: requestID, trace: trace, observer: observer, token: begun?.token ?? cache.loadToken(for: id),
             stamp: begun.map(\.stamp) ?? shared?.stamp, deadline: begun?.deadline ?? time.now + settings.requestDeadline,
-            executor: executor)
+            executor: executor, background: background)
         let answerEarly = early.map { AnswerEarly($0, trace: trace) }
         // Without a shared cache a load is its upstream calls: no frame for the fleet's phases.
         var loaded = shared == nil
@@ -168,17 +168,21 @@ extension ProductDetailsService {
     private func loadFromUpstreams(
         _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
     ) async throws -> LoadedDocument {
+        let room = try await admit(context)
         events.upstreamLoadStarted()
         let (reviews, suggestions) = (self.reviews, self.suggestions)
         let arriving = ArrivingParts()
-        async let reviewsResult = arriving.arrived(reviews: fetch(.reviews, context, using: reviewRetrier) { call throws(UpstreamFailure) in
-            try await reviews.reviews(productID: context.id, call: call)
-        })
-        async let suggestedResult = arriving.arrived(suggested: fetch(.suggestions, context, using: suggestionRetrier) { call throws(UpstreamFailure) in
-            try await suggestions.suggestions(productID: context.id, call: call)
-        })
+        async let reviewsResult = arriving.arrived(
+            reviews: fetch(.reviews, context, using: reviewRetrier, holdsRoom: room.contains(.reviews)) { call throws(UpstreamFailure) in
+                try await reviews.reviews(productID: context.id, call: call)
+            })
+        async let suggestedResult = arriving.arrived(
+            suggested: fetch(.suggestions, context, using: suggestionRetrier, holdsRoom: room.contains(.suggestions)) {
+                call throws(UpstreamFailure) in
+                try await suggestions.suggestions(productID: context.id, call: call)
+            })
         let product: Product
-        switch await fetch(.products, context, using: productRetrier, { [products] call throws(UpstreamFailure) in
+        switch await fetch(.products, context, using: productRetrier, holdsRoom: room.contains(.products), { [products] call throws(UpstreamFailure) in
             try await products.product(id: context.id, call: call)
         }) {
         case .success(let value):
@@ -191,6 +195,8 @@ extension ProductDetailsService {
             throw CancellationError()
         case .failure(.circuitOpen):
             throw ProductDetailsError.upstreamUnavailable(.products, retryAfter: productRetrier.breaker?.retryAfter ?? .zero)
+        case .failure(.shed):
+            throw ProductDetailsError.shed(.queueFull)
         case .failure(let failure):
             throw ProductDetailsError.upstream(failure, from: .products)
         }
@@ -309,14 +315,33 @@ extension ProductDetailsService {
         return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: shareable ? page : nil)
     }
 
+    /// Room at the upstreams for the load's calls (``LoadAdmission``): at every upstream whose
+    /// breaker lets calls out, all at once; none when the product's breaker is open, since that
+    /// call then fails at once. Returns where room is held.
+    ///
+    /// Throws ``ProductDetailsError/shed(_:retryAfter:)`` when refused, `CancellationError` when
+    /// the load's last waiter left while it waited.
+    private func admit(_ context: LoadContext) async throws -> UpstreamSet {
+        guard let admission else { return [] }
+        var needs = UpstreamSet()
+        for upstream in Upstream.allCases where breaker(for: upstream).state != .open { needs.insert(UpstreamSet(upstream)) }
+        guard needs.contains(.products) else { return [] }
+        switch await admission.admit(needs, deadline: context.deadline, mayWait: !context.background) {
+        case .admitted: return needs
+        case .refused(let reason): throw ProductDetailsError.shed(reason)
+        case .cancelled: throw CancellationError()
+        }
+    }
+
     /// One upstream call through its retrier, its failure as a value.
     private func fetch<T: Sendable>(
-        _ upstream: Upstream, _ context: LoadContext, using retrier: Retrier,
+        _ upstream: Upstream, _ context: LoadContext, using retrier: Retrier, holdsRoom: Bool,
         _ operation: nonisolated(nonsending) @escaping @Sendable (UpstreamCall) async throws(UpstreamFailure) -> T
     ) async -> Result<T, UpstreamFailure> {
         do throws(UpstreamFailure) {
             return .success(try await retrier.run(
-                upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, observer: context.observer, operation))
+                upstream, deadline: context.deadline, requestID: context.requestID, trace: context.trace, observer: context.observer,
+                holdsRoom: holdsRoom, operation))
         } catch {
             return .failure(error)
         }

@@ -24,6 +24,8 @@ package final class ProductDetailsService: Sendable {
     let productRetrier: Retrier
     let reviewRetrier: Retrier
     let suggestionRetrier: Retrier
+    /// Room at the upstreams for each load (``LoadAdmission``); `nil` when `settings.admission` is.
+    package let admission: LoadAdmission?
     /// The cache the fleet shares; `nil` on a single node.
     package let shared: SharedCache?
     /// Gives pages their gzip variant as they are stored into L1; `nil`: identity only.
@@ -58,11 +60,14 @@ package final class ProductDetailsService: Sendable {
             maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes, time: time, events: events
         )
         self.inFlight = InFlightLoads(maxLoads: settings.maxInFlightLoads, events: events)
+        let admission = settings.admission.map { LoadAdmission(policy: $0, time: time, events: events) }
+        self.admission = admission
         func retrier(_ upstream: Upstream, hedging: HedgePolicy? = nil) -> Retrier {
             Retrier(
                 policy: settings.retry, budget: RetryBudget(limits: settings.retryBudget, time: time),
                 breaker: UpstreamBreaker(upstream: upstream, policy: settings.upstreamBreaker, time: time, events: events),
                 hedger: hedging.map { Hedger(policy: $0, time: time, load: load) },
+                admission: admission,
                 time: time, random: random, events: events
             )
         }
@@ -280,7 +285,8 @@ package final class ProductDetailsService: Sendable {
             failure = .badGateway("The product could not be loaded.")
         }
         if failure.isCancellation || Task.isCancelled { throw .cancelled }
-        if let standIn = staleStandIn(for: id, because: failure.isBreakerRefusal ? "breaker-open" : "error") {
+        let reason = failure.isBreakerRefusal ? "breaker-open" : failure.isShed ? "shed" : "error"
+        if let standIn = staleStandIn(for: id, because: reason) {
             events.cacheLookup(standIn.cache.result)
             return standIn
         }
@@ -310,7 +316,8 @@ package final class ProductDetailsService: Sendable {
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?
     ) async -> Bool {
         await inFlight.startBackgroundLoad(for: id, executor: executor) { [self] (early: InFlightLoads<String, LoadedDocument>.EarlyAnswer) in
-            try await self.load(id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, early: early)
+            try await self.load(
+                id: id, requestID: requestID, trace: trace, observer: observer, executor: executor, early: early, background: true)
         }
     }
 }

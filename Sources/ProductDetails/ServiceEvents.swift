@@ -51,6 +51,14 @@ package protocol ServiceEvents: Sendable {
     func invalidated(_ scope: InvalidationScope)
     /// A cached page was dropped because a product it shows was invalidated after its load began.
     func dependentPageDropped()
+    /// A load was let through to its upstreams after waiting `waited` (zero: room was free).
+    func loadAdmitted(waited: Duration)
+    /// A load was refused room at its upstreams (``LoadAdmission``), and why.
+    func loadShed(_ reason: AdmissionRefusal)
+    /// Loads started (`true`) or stopped (`false`) being refused for want of upstream room.
+    func shedding(_ started: Bool)
+    /// A retry of a call to `upstream` was not sent: its concurrency limit was full.
+    func retryShed(_ upstream: Upstream)
 }
 
 extension ServiceEvents {
@@ -74,6 +82,10 @@ extension ServiceEvents {
     package func partOmitted(_ part: DetailPart, _ reason: OmissionReason) {}
     package func invalidated(_ scope: InvalidationScope) {}
     package func dependentPageDropped() {}
+    package func loadAdmitted(waited: Duration) {}
+    package func loadShed(_ reason: AdmissionRefusal) {}
+    package func shedding(_ started: Bool) {}
+    package func retryShed(_ upstream: Upstream) {}
 }
 
 /// Events that go nowhere: the default when no metrics backend is wired.

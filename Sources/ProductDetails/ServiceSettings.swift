@@ -30,6 +30,9 @@ package struct ServiceSettings: Sendable, Equatable {
     package var optionalPartGrace: Duration
     /// Hedging of the product call; `nil` turns it off.
     package var hedging: HedgePolicy?
+    /// The adaptive limits on each upstream's calls in flight and the queue of loads before them
+    /// (``LoadAdmission``); `nil` lets every load through at once.
+    package var admission: AdmissionMachine.Policy?
     /// The smallest body given a gzip variant when stored: below it, gzip's 18 bytes of framing
     /// and a round trip's worth of packets leave little to save for the CPU it costs.
     package var gzipMinBytes: Int
@@ -51,6 +54,7 @@ package struct ServiceSettings: Sendable, Equatable {
         upstreamBreaker: CircuitBreaker.Policy = Self.defaultUpstreamBreaker,
         optionalPartGrace: Duration = .milliseconds(100),
         hedging: HedgePolicy? = HedgePolicy(),
+        admission: AdmissionMachine.Policy? = AdmissionMachine.Policy(),
         gzipMinBytes: Int = 512
     ) {
         self.ttl = ttl
@@ -69,6 +73,7 @@ package struct ServiceSettings: Sendable, Equatable {
         self.upstreamBreaker = upstreamBreaker
         self.optionalPartGrace = optionalPartGrace
         self.hedging = hedging
+        self.admission = admission
         self.gzipMinBytes = gzipMinBytes
     }
 

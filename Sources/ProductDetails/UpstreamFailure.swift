@@ -16,6 +16,9 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     /// Not sent, or dropped while it waited for a connection: the upstream's circuit breaker is
     /// open. Tells the breaker nothing, and is never retried (the breaker would refuse the retry).
     case circuitOpen
+    /// Not sent: the upstream's concurrency limit was full (``LoadAdmission``). Overload, not a
+    /// failure of the upstream: tells the breaker nothing, and is never retried.
+    case shed
 
     /// Whether a retry may help: transport failures, attempt time-outs, 429 and the transient 5xx.
     ///
@@ -27,7 +30,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
             return true
         case .status(let code, _):
             return [429, 500, 502, 503, 504].contains(code)
-        case .notFound, .malformedBody, .cancelled, .circuitOpen:
+        case .notFound, .malformedBody, .cancelled, .circuitOpen, .shed:
             return false
         }
     }
@@ -37,7 +40,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     package static let oneOfEachLabel: [UpstreamFailure] = [
         .connectFailed, .hostNotFound, .connectionReset, .timedOut, .status(429, retryAfter: nil),
         .status(400, retryAfter: nil), .status(500, retryAfter: nil), .status(300, retryAfter: nil), .notFound,
-        .malformedBody(""), .cancelled, .circuitOpen,
+        .malformedBody(""), .cancelled, .circuitOpen, .shed,
     ]
 
     /// A bounded label for metrics (status codes are grouped by class, except 429).
@@ -55,6 +58,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         case .malformedBody: return "malformed_body"
         case .cancelled: return "cancelled"
         case .circuitOpen: return "circuit_open"
+        case .shed: return "shed"
         }
     }
 
@@ -70,6 +74,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
         case .malformedBody: "malformed body"
         case .cancelled: "cancelled"
         case .circuitOpen: "circuit breaker open"
+        case .shed: "concurrency limit full"
         }
     }
 
@@ -77,7 +82,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, Hashable {
     package var isUnreachable: Bool {
         switch self {
         case .connectFailed, .hostNotFound, .connectionReset, .timedOut: true
-        case .status, .notFound, .malformedBody, .cancelled, .circuitOpen: false
+        case .status, .notFound, .malformedBody, .cancelled, .circuitOpen, .shed: false
         }
     }
 }

@@ -48,9 +48,10 @@ struct HedgingTests {
         #expect(window.p95 == .milliseconds(900), "recomputed on the fourth new sample")
     }
 
-    @Test func theDelayWaitsForTheMinimumSamplesAndStaysBetweenFloorAndCeiling() {
+    @Test func theDelayIsTheCeilingUntilTheMinimumSamplesAndThenStaysBetweenFloorAndCeiling() {
         let policy = HedgePolicy(minimumSamples: 20, minimumDelay: .milliseconds(10), maximumDelay: .milliseconds(200))
-        #expect(policy.delay(p95: .milliseconds(50), samples: 19) == nil)
+        #expect(policy.delay(p95: nil, samples: 0) == .milliseconds(200))
+        #expect(policy.delay(p95: .milliseconds(50), samples: 19) == .milliseconds(200))
         #expect(policy.delay(p95: .milliseconds(50), samples: 20) == .milliseconds(50))
         #expect(policy.delay(p95: .milliseconds(2), samples: 20) == .milliseconds(10))
         #expect(policy.delay(p95: .seconds(2), samples: 20) == .milliseconds(200))
@@ -171,6 +172,30 @@ struct HedgingTests {
         #expect(events.all.contains("hedge products sent") && events.all.contains("hedge products won"))
         await eventually { hang.waiterCount == 0 }
         #expect(events.all.contains("attempt products cancelled"), "the loser was cancelled")
+    }
+
+    /// Right after a start no sample is known and no slow call was seen: the first call is
+    /// hedged all the same, after the ceiling.
+    @Test func theFirstCallAfterAStartIsHedgedAfterTheCeiling() async {
+        let hedger = Hedger(policy: HedgePolicy(minimumSamples: 20, maximumDelay: .milliseconds(200)), time: time)
+        #expect(hedger.delay(at: time.now) == (.milliseconds(200), true))
+        let (task, hang, calls) = start(retrier(hedger)) { $0 == 1 ? nil : .success(2) }
+        await hang.waitForWaiters()
+        await eventually { time.scheduledCount == 1 }
+        time.advance(by: .milliseconds(199))
+        #expect(calls.values.count == 1, "no hedge before the ceiling")
+        time.advance(by: .milliseconds(1))
+        #expect(await task.value == .success(2))
+        #expect(calls.values.count == 2)
+        #expect(events.all.contains("hedge products sent"))
+    }
+
+    @Test func onceTheSamplesAreKnownAnUpstreamWithNoTailIsNotArmed() {
+        let hedger = Hedger(policy: HedgePolicy(minimumSamples: 20), time: time)
+        for _ in 0..<19 { hedger.recordSuccess(after: .milliseconds(5)) }
+        #expect(hedger.delay(at: time.now).armed, "still learning")
+        hedger.recordSuccess(after: .milliseconds(5))
+        #expect(!hedger.delay(at: time.now).armed)
     }
 
     @Test func aFastAnswerNeedsNoHedge() async {

@@ -90,6 +90,9 @@ final class RecordingEvents: ServiceEvents {
     func sharedRead(_ result: SharedReadResult) { record("read \(result.rawValue)") }
     func lease(_ result: LeaseResult) { record("lease \(result.rawValue)") }
     func sharedBreaker(_ state: CircuitBreaker.State) { record("shared breaker \(state.label)") }
+    func loadShed(_ reason: AdmissionRefusal) { record("shed \(reason.rawValue)") }
+    func shedding(_ started: Bool) { record(started ? "shedding started" : "shedding stopped") }
+    func retryShed(_ upstream: Upstream) { record("retryShed \(upstream.rawValue)") }
 }
 
 /// A time source whose sleeps return at once after moving time forward by the requested amount,

@@ -31,14 +31,16 @@ package final class Hedger: Sendable {
         self.load = load
     }
 
-    /// How long a call waits for its answer before a hedge goes out (`nil`: too few samples
-    /// yet), and whether hedging is armed: only after an attempt slower than that delay in the
-    /// last ``HedgePolicy/armedFor``, and not while the caller's own load is saturated
-    /// (``LocalLoad``). A call that is not hedged runs alone, with no race and no timer: an
-    /// upstream with no tail pays nothing for hedging.
-    package func delay(at now: Duration) -> (delay: Duration?, armed: Bool) {
+    /// How long a call waits for its answer before a hedge goes out, and whether hedging is
+    /// armed. Until ``HedgePolicy/minimumSamples`` successes are known the delay is the ceiling
+    /// and hedging is armed, so the first slow calls after a start are hedged too; then only
+    /// after an attempt slower than the delay in the last ``HedgePolicy/armedFor``. Never while
+    /// the caller's own load is saturated (``LocalLoad``). A call that is not hedged runs alone,
+    /// with no race and no timer: an upstream with no tail pays nothing for hedging.
+    package func delay(at now: Duration) -> (delay: Duration, armed: Bool) {
         let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
-        return (policy.delay(p95: p95, samples: count), slow > 0 && load?.isSaturated != true)
+        let learning = count < policy.minimumSamples
+        return (policy.delay(p95: p95, samples: count), (learning || slow > 0) && load?.isSaturated != true)
     }
 
     /// An attempt took at least the hedge delay (or timed out, or was hedged): arms hedging,

@@ -37,7 +37,7 @@ package final class UpstreamBreaker: Sendable {
             return code == 429 || (500..<600).contains(code) ? .failure : .success
         case .notFound:
             return .success
-        case .cancelled, .circuitOpen:
+        case .cancelled, .circuitOpen, .shed:
             return .nothing
         }
     }
