@@ -172,6 +172,24 @@ package struct AppConfiguration: Sendable {
             throw ConfigurationError(setting: "HEDGE_MAX_DELAY_MS", reason: "must be at least HEDGE_MIN_DELAY_MS (\(minimumDelay))")
         }
         service.hedging = hedging ? HedgePolicy(minimumDelay: .milliseconds(minimumDelay), maximumDelay: .milliseconds(maximumDelay)) : nil
+        try readAdmission(&reader, into: &service)
+    }
+
+    /// The adaptive limits on each upstream's calls in flight: why each default,
+    /// docs/architecture.md ("Overload").
+    private static func readAdmission(_ reader: inout EnvironmentReader, into service: inout ServiceSettings) throws(ConfigurationError) {
+        let adaptive = try reader.choice(
+            "UPSTREAM_LIMIT", default: "adaptive", among: ["adaptive", "off"],
+            "each upstream's calls in flight limited to what it serves without queueing, learnt from its latencies; loads beyond wait briefly or get 503") == "adaptive"
+        let defaults = ConcurrencyLimit.Policy()
+        let floor = try reader.int("UPSTREAM_LIMIT_MIN", default: defaults.floor, in: 1...10_000, "the least an upstream's limit may fall to")
+        let ceiling = try reader.int("UPSTREAM_LIMIT_MAX", default: defaults.ceiling, in: 1...100_000, "the most an upstream's limit may grow to")
+        guard ceiling >= floor else {
+            throw ConfigurationError(setting: "UPSTREAM_LIMIT_MAX", reason: "must be at least UPSTREAM_LIMIT_MIN (\(floor))")
+        }
+        service.admission = adaptive
+            ? AdmissionMachine.Policy(limit: ConcurrencyLimit.Policy(floor: floor, ceiling: ceiling, initial: defaults.initial))
+            : nil
     }
 
     private static func readSharedCache(_ reader: inout EnvironmentReader, into config: inout AppConfiguration) throws(ConfigurationError) {

@@ -79,8 +79,10 @@ final class RequestRecord: LoadObserver {
 
     func loadStarted() { loads.wrappingAdd(1, ordering: .relaxed) }
     func retried() { retries.wrappingAdd(1, ordering: .relaxed) }
+    func loadShed() { loads.wrappingSubtract(1, ordering: .relaxed) }
 
-    /// Upstream attempts this request caused: three per load it started, plus its retries.
+    /// Upstream attempts this request caused: three per load it started and that was let through
+    /// to the upstreams, plus its retries.
     var upstreamAttempts: Int {
         loads.load(ordering: .relaxed) * 3 + retries.load(ordering: .relaxed)
     }

@@ -42,4 +42,8 @@ struct ServiceEventFanOut: ServiceEvents {
     func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { metrics.partOmitted(part, reason) }
     func invalidated(_ scope: InvalidationScope) { metrics.invalidated(scope) }
     func dependentPageDropped() { metrics.dependentPageDropped() }
+    func loadAdmitted(waited: Duration) { metrics.loadAdmitted(waited: waited) }
+    func loadShed(_ reason: AdmissionRefusal) { metrics.loadShed(reason) }
+    func retryShed(_ upstream: Upstream) { metrics.retryShed(upstream) }
+    func shedding(_ started: Bool) { faultLog.shedding(started) }
 }

@@ -27,6 +27,9 @@ final class ServiceMetrics: ServiceEvents {
     private let invalidations: SmallTable<String, Counter>
     private let invalidatedProducts: Counter
     private let dependentPagesDropped: Counter
+    private let admissionWaits: Histogram
+    private let admissionRefusals: SmallTable<AdmissionRefusal, Counter>
+    private let retriesShed: SmallTable<Upstream, Counter>
     /// Answers by content coding and their bytes before and after compression.
     let compression: CompressionMetrics
     init(group: EventLoopGroup) {
@@ -106,6 +109,20 @@ final class ServiceMetrics: ServiceEvents {
         })
         invalidatedProducts = registry.counter(
             "invalidated_products_total", help: "Product ids invalidated through this replica (one per id of a bulk invalidation).")
+        admissionWaits = registry.histogram(
+            "load_admission_wait_seconds", help: "Time loads waited for room at their upstreams (0 when room was free).",
+            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25])
+        admissionRefusals = SmallTable(AdmissionRefusal.allCases.map { reason in
+            (reason, registry.counter(
+                "load_admission_refusals_total",
+                help: "Loads refused room at their upstreams (503, or a stale page): queue_timeout, queue_full, deadline, background.",
+                labels: [("reason", reason.rawValue)]))
+        })
+        retriesShed = SmallTable(Upstream.allCases.map { upstream in
+            (upstream, registry.counter(
+                "upstream_retries_shed_total", help: "Retries not sent because the upstream's concurrency limit was full.",
+                labels: [("upstream", upstream.rawValue)]))
+        })
         dependentPagesDropped = registry.counter(
             "dependent_pages_dropped_total",
             help: "Locally cached pages dropped, when next looked up, because a product they show was invalidated.")
@@ -124,6 +141,15 @@ final class ServiceMetrics: ServiceEvents {
             let breaker = service.breaker(for: upstream)
             registry.gauge("upstream_breaker_state", help: "Each upstream's circuit breaker: 0 closed, 1 open, 2 half-open.",
                            labels: [("upstream", upstream.rawValue)]) { Double(breaker.state.gaugeValue) }
+        }
+        if let admission = service.admission {
+            for upstream in Upstream.allCases {
+                registry.gauge("upstream_concurrency_limit", help: "Each upstream's adaptive limit on calls in flight.",
+                               labels: [("upstream", upstream.rawValue)]) { Double(admission.limit(of: upstream).limit) }
+                registry.gauge("upstream_inflight_calls", help: "Each upstream's calls in flight now (attempts holding room).",
+                               labels: [("upstream", upstream.rawValue)]) { Double(admission.limit(of: upstream).inFlight) }
+            }
+            registry.gauge("load_admission_queued", help: "Loads waiting for room at their upstreams now.") { Double(admission.queued) }
         }
         registry.gauge("open_connections", help: "Client connections open now.") { Double(server.openConnections) }
         registry.counter("upstream_connections_opened_total", help: "Upstream TCP connections opened.") {
@@ -230,6 +256,10 @@ final class ServiceMetrics: ServiceEvents {
     func dependentPageDropped() {
         dependentPagesDropped.increment()
     }
+
+    func loadAdmitted(waited: Duration) { admissionWaits.observe(waited) }
+    func loadShed(_ reason: AdmissionRefusal) { admissionRefusals[reason]?.increment() }
+    func retryShed(_ upstream: Upstream) { retriesShed[upstream]?.increment() }
 
     /// Evictions happen on the insert path of a busy cache: the three series are looked up once,
     /// at start, not under the registry's lock per eviction.

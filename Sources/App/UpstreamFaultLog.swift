@@ -43,6 +43,17 @@ final class UpstreamFaultLog: Sendable {
         }
     }
 
+    /// Loads started being refused for want of upstream room (`warn`), or none was for a while
+    /// (`info`, said when the next event after that quiet comes). The admission reports each
+    /// change once, so these lines are as rare as spells of overload.
+    func shedding(_ started: Bool) {
+        if started {
+            logger.warn("shedding load: the upstreams are at their limits, loads beyond them are refused with 503", [])
+        } else {
+            logger.info("shedding stopped: no load refused for 5 s", [])
+        }
+    }
+
     /// One attempt's outcome: `nil` when the upstream answered (even with an error status).
     func attempted(_ upstream: Upstream, failure: UpstreamFailure?) {
         if let failure, !failure.isUnreachable { return }

@@ -7,4 +7,6 @@ package protocol LoadObserver: AnyObject, Sendable {
     func loadStarted()
     /// One of its load's upstream calls is about to be retried.
     func retried()
+    /// Its load was refused room at the upstreams (``LoadAdmission``): it called none of them.
+    func loadShed()
 }

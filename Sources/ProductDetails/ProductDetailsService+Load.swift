@@ -328,7 +328,9 @@ extension ProductDetailsService {
         guard needs.contains(.products) else { return [] }
         switch await admission.admit(needs, deadline: context.deadline, mayWait: !context.background) {
         case .admitted: return needs
-        case .refused(let reason): throw ProductDetailsError.shed(reason)
+        case .refused(let reason):
+            context.observer?.loadShed()
+            throw ProductDetailsError.shed(reason)
         case .cancelled: throw CancellationError()
         }
     }

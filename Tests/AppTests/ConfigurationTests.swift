@@ -41,6 +41,14 @@ struct ConfigurationTests {
         #expect(try AppConfiguration.fromEnvironment(["HEDGE": "off"]).service.hedging == nil)
     }
 
+    @Test func theUpstreamLimitsAreAdaptiveByDefaultWithTheirBoundsRead() throws {
+        let defaults = try AppConfiguration.fromEnvironment([:]).service
+        #expect(defaults.admission == AdmissionMachine.Policy())
+        let set = try AppConfiguration.fromEnvironment(["UPSTREAM_LIMIT_MIN": "2", "UPSTREAM_LIMIT_MAX": "64"]).service
+        #expect(set.admission?.limit.floor == 2 && set.admission?.limit.ceiling == 64 && set.admission?.limit.initial == 20)
+        #expect(try AppConfiguration.fromEnvironment(["UPSTREAM_LIMIT": "off"]).service.admission == nil)
+    }
+
     @Test func connectionPollingCanBeLevelTriggered() throws {
         #expect(try !AppConfiguration.fromEnvironment(["CONNECTION_POLLING": "level"]).server.edgeTriggeredPolling)
         #expect(try AppConfiguration.fromEnvironment(["CONNECTION_POLLING": "Edge"]).server.edgeTriggeredPolling)
@@ -71,6 +79,9 @@ struct ConfigurationTests {
         (["HEDGE": "sometimes"], "HEDGE"),
         (["HEDGE_MIN_DELAY_MS": "0"], "HEDGE_MIN_DELAY_MS"),
         (["HEDGE_MIN_DELAY_MS": "50", "HEDGE_MAX_DELAY_MS": "20"], "HEDGE_MAX_DELAY_MS"),
+        (["UPSTREAM_LIMIT": "fixed"], "UPSTREAM_LIMIT"),
+        (["UPSTREAM_LIMIT_MIN": "0"], "UPSTREAM_LIMIT_MIN"),
+        (["UPSTREAM_LIMIT_MIN": "50", "UPSTREAM_LIMIT_MAX": "20"], "UPSTREAM_LIMIT_MAX"),
         (["REDIS_KEY_PREFIX": "pd:{v3}:"], "REDIS_KEY_PREFIX"),
         (["REDIS_KEY_PREFIX": "pd}"], "REDIS_KEY_PREFIX"),
         (["REDIS_URL": "redis://127.0.0.1:6379/2"], "REDIS_URL"),

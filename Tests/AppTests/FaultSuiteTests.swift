@@ -42,6 +42,8 @@ extension AppE2ETests {
             configuration.service.upstreamBreaker = CircuitBreaker.Policy(failureThreshold: 1_000_000, openFor: .seconds(1))
             configuration.service.hedging = nil
             configuration.service.optionalPartGrace = deadline
+            // Nor are the floods shed: each of their loads must reach the fault (AdmissionTests).
+            configuration.service.admission = nil
         }
 
         static func requests(_ code: Int) -> [String: String] {

@@ -67,10 +67,13 @@ struct LoadObserverTests {
 final class CountingObserver: LoadObserver {
     private let loadCount = Atomic<Int>(0)
     private let retryCount = Atomic<Int>(0)
+    private let shedCount = Atomic<Int>(0)
 
     var loads: Int { loadCount.load(ordering: .relaxed) }
     var retries: Int { retryCount.load(ordering: .relaxed) }
+    var sheds: Int { shedCount.load(ordering: .relaxed) }
 
     func loadStarted() { loadCount.wrappingAdd(1, ordering: .relaxed) }
     func retried() { retryCount.wrappingAdd(1, ordering: .relaxed) }
+    func loadShed() { shedCount.wrappingAdd(1, ordering: .relaxed) }
 }

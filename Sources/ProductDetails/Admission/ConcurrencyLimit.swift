@@ -8,9 +8,10 @@ import Timekeeping
 /// when nothing waits, holds about `limit × (1 − baseline / mean)` of them in its queue. Below
 /// `alpha` queued calls the limit grows (by a quarter while nothing queues at all, so a busy start
 /// finds the upstream's size in a few windows, else by one), above `beta` it shrinks toward it,
-/// in between it holds; a time-out shrinks it by a tenth. It is judged once per ``Policy/window``
-/// of finished calls, and it grows only when the calls in flight came near it (a lightly used
-/// upstream's limit says nothing about its capacity).
+/// in between it holds; a time-out shrinks it by a tenth. It is judged once per window of ended
+/// calls (``Policy/window``, or twice the limit's calls if those end sooner), and it grows only
+/// when the calls in flight came near it (a lightly used upstream's limit says nothing about its
+/// capacity).
 ///
 /// The baseline is the least window mean over the last ``Policy/baselineSpan``, so an upstream
 /// that became slower for good is relearnt. A limit held at the upstream's size keeps a small
@@ -27,7 +28,8 @@ package struct ConcurrencyLimit: Sendable, Equatable {
         package var ceiling: Int
         /// Where it starts, clamped to the floor and the ceiling.
         package var initial: Int
-        /// How often the limit is judged, once at least ``minimumSamples`` calls ended.
+        /// How often the limit is judged, once at least ``minimumSamples`` calls ended (sooner
+        /// when twice the limit's calls ended first).
         package var window: Duration
         package var minimumSamples: Int
         /// How far back the baseline latency looks.
@@ -118,7 +120,10 @@ package struct ConcurrencyLimit: Sendable, Equatable {
         case .nothing:
             return
         }
-        guard let windowStart, now - windowStart >= policy.window, answered + timeouts >= policy.minimumSamples else { return }
+        // A window is judged after its time, or sooner once twice the limit's calls ended (about
+        // two round trips), so a fast upstream's limit moves as fast as its answers come.
+        let ended = answered + timeouts
+        guard let windowStart, ended >= policy.minimumSamples, now - windowStart >= policy.window || ended >= 2 * limit else { return }
         judgeWindow(at: now)
     }
 

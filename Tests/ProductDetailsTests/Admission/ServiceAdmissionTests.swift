@@ -37,6 +37,7 @@ struct ServiceAdmissionTests {
             return
         }
         #expect(error.status == 503 && error.retryAfterSeconds == 1 && error.isShed)
+        #expect(error.cause == AdmissionRefusal.queueTimeout.cause)
         #expect(harness.catalog.productPort.calls.map(\.id) == ["p1"], "p2 never reached an upstream")
         #expect(harness.events.all.contains("shed queue_timeout"))
         products.open()
@@ -82,6 +83,20 @@ struct ServiceAdmissionTests {
         #expect(harness.events.all.contains("retryShed products"))
         #expect(harness.catalog.productPort.calls.filter { $0.id == "p1" }.count == 1)
         #expect(await second.value.answer != nil, "the waiting page got the room instead")
+    }
+
+    @Test func theRequestOfARefusedLoadHearsItCalledNoUpstream() async throws {
+        var settings = Self.settings()
+        settings.admission?.queue.capacity = 1
+        let harness = ServiceHarness(settings)
+        let (products, first, second) = await holdP1AndQueueP2(harness)
+        let observer = CountingObserver()
+        // The queue is full: p3 is refused at once.
+        #expect(await harness.detail("p3", observer: observer).answer == nil)
+        #expect(observer.loads == 1 && observer.sheds == 1)
+        #expect(harness.events.all.contains("shed queue_full"))
+        products.open()
+        _ = (await first.value, await second.value)
     }
 
     @Test func aBackgroundRefreshNeverWaitsForRoom() async throws {
