@@ -20,7 +20,10 @@ package final class CatalogStub: Sendable {
         self.group = group
         self.configuration = configuration
         catalog = Catalog(size: configuration.catalogSize, seed: configuration.seed)
-        let responder = StubResponder(catalog: catalog, defaultFaults: configuration.defaultFaults, seed: configuration.seed)
+        let responder = StubResponder(
+            catalog: catalog, defaultFaults: configuration.defaultFaults, seed: configuration.seed,
+            workers: configuration.workersPerRoute, serviceTime: configuration.serviceTime,
+            time: LoopTimeSource(fallbackLoop: group.loops[0]))
         var router = Router<StubExchange>()
         responder.register(in: &router)
         let routes = router
@@ -71,10 +74,10 @@ package final class CatalogStub: Sendable {
         responder.traceHeaders.values
     }
 
-    /// Zeroes the request, abandon and slow-first-call counters (`openConnections` is a gauge
-    /// and stays).
+    /// Zeroes the request, abandon, slow-first-call and workers' served counters
+    /// (`openConnections` and the workers' `busy` and `queued` are gauges and stay).
     package func resetStats() {
-        responder.counters.reset()
+        responder.resetStats()
     }
 
     /// Applies `plan` to the next `times` requests on `route` (all of them until `clearFaults`

@@ -1,4 +1,5 @@
-/// Where the stub listens, which catalog it serves, and the faults it injects by default.
+/// Where the stub listens, which catalog it serves, the faults it injects by default, and how
+/// many workers each route has.
 package struct StubConfiguration: Sendable, Equatable {
     package var host = "127.0.0.1"
     package var port = 8081
@@ -11,15 +12,27 @@ package struct StubConfiguration: Sendable, Equatable {
     package var defaultFaults = FaultPlan()
     /// How long `shutdown` lets requests in progress finish before closing their connections.
     package var shutdownGrace: Duration = .zero
+    /// Workers of each served route (`STUB_WORKERS`): a request holds one for `serviceTime`,
+    /// beyond them it waits in the route's FIFO queue, and it keeps its turn and its worker's
+    /// whole time when its caller leaves, as a thread-pool backend does (``WorkerPool``). 0, the
+    /// default, is no limit.
+    package var workersPerRoute = 0
+    /// How long each request holds one of its route's workers (`STUB_SERVICE_MS`), after its
+    /// `latencyMs` and slow-first delays, before its answer. Zero, the default, with no worker
+    /// limit: no workers at all, requests answered as before.
+    package var serviceTime: Duration = .zero
 
     package static let maxCatalogSize = 100_000_000
+    package static let maxWorkersPerRoute = 100_000
 
     package init() {}
 
     /// Reads `HOST`, `PORT`, `CATALOG_SIZE`, `STUB_SEED` and the `STUB_*` fault defaults
     /// (`STUB_LATENCY_MS`, `STUB_ERROR_RATE`, `STUB_ERROR_STATUS`, `STUB_RETRY_AFTER`,
     /// `STUB_HANG`, `STUB_RESET`, `STUB_MALFORMED`, `STUB_OVERSIZED`, `STUB_OVERSIZED_BYTES`,
-    /// `STUB_SLOW_FIRST_EVERY`, `STUB_SLOW_FIRST_MS`).
+    /// `STUB_SLOW_FIRST_EVERY`, `STUB_SLOW_FIRST_MS`) and the workers (`STUB_WORKERS` per route,
+    /// 0 = no limit; `STUB_SERVICE_MS`, each request's hold on one, 0…600000; see
+    /// `workersPerRoute`). A catalog of any size is free: products are computed when asked.
     /// Unset or empty variables keep their defaults; a bad value throws, naming the variable.
     ///
     /// A process that embeds the stub next to its own server (demo mode) shares `HOST`/`PORT`
@@ -50,6 +63,18 @@ package struct StubConfiguration: Sendable, Equatable {
                 throw StubConfigurationError(variable: "STUB_SEED", message: "must be an unsigned 64-bit integer, got \"\(text)\"")
             }
             configuration.seed = seed
+        }
+        if let text = value("STUB_WORKERS") {
+            guard let workers = Int(text.trimmingSpaces), (0...maxWorkersPerRoute).contains(workers) else {
+                throw StubConfigurationError(variable: "STUB_WORKERS", message: "must be an integer from 0 (no limit) to \(maxWorkersPerRoute), got \"\(text)\"")
+            }
+            configuration.workersPerRoute = workers
+        }
+        if let text = value("STUB_SERVICE_MS") {
+            guard let ms = Int(text.trimmingSpaces), (0...FaultSetting.maxLatencyMs).contains(ms) else {
+                throw StubConfigurationError(variable: "STUB_SERVICE_MS", message: "must be an integer number of milliseconds from 0 to \(FaultSetting.maxLatencyMs), got \"\(text)\"")
+            }
+            configuration.serviceTime = .milliseconds(ms)
         }
         do {
             configuration.defaultFaults = try FaultPlan.fromEnvironment(environment)

@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import Locking
 import Synchronization
+import Timekeeping
 
 /// Answers the stub's routes: the three upstream resources with faults and product changes
 /// applied, the stats, and the control routes. Shared by every loop; its state is atomics and
@@ -16,6 +17,9 @@ final class StubResponder: Sendable {
     let gate = PauseGate()
     let firstCalls = FirstCalls()
     let productChanges = ProductChanges()
+    /// Each served route's workers (`STUB_WORKERS`, `STUB_SERVICE_MS`); empty when the stub runs
+    /// without them, and then no request takes a lock for them.
+    let workers: [StubRoute: RouteWorkers]
     /// The server, for its open-connection count; weak because the server owns the routes that
     /// own this responder.
     private let server = Locked(WeakServer())
@@ -24,10 +28,19 @@ final class StubResponder: Sendable {
         weak var server: HTTPServer?
     }
 
-    init(catalog: Catalog, defaultFaults: FaultPlan, seed: UInt64) {
+    /// `workers` 0 and `serviceTime` zero: no workers, every request answered as soon as its
+    /// faults allow.
+    init(catalog: Catalog, defaultFaults: FaultPlan, seed: UInt64, workers: Int = 0, serviceTime: Duration = .zero, time: any TimeSource) {
         self.catalog = catalog
         self.defaultFaults = defaultFaults
         errors = ErrorRateSequence(seed: seed)
+        var pools: [StubRoute: RouteWorkers] = [:]
+        if workers > 0 || serviceTime > .zero {
+            for route in StubRoute.served {
+                pools[route] = RouteWorkers(workers: workers, serviceTime: serviceTime, time: time)
+            }
+        }
+        self.workers = pools
     }
 
     func attach(_ server: HTTPServer) {
@@ -39,7 +52,17 @@ final class StubResponder: Sendable {
     }
 
     func stats() -> StubStats {
-        counters.snapshot(openConnections: openConnections)
+        var stats = counters.snapshot(openConnections: openConnections)
+        stats.productWorkers = workers[.product]?.stats() ?? StubWorkerStats()
+        stats.reviewsWorkers = workers[.reviews]?.stats() ?? StubWorkerStats()
+        stats.suggestedWorkers = workers[.suggested]?.stats() ?? StubWorkerStats()
+        return stats
+    }
+
+    /// Zeroes the counters, the workers' included (not their gauges).
+    func resetStats() {
+        counters.reset()
+        for pool in workers.values { pool.resetCounts() }
     }
 
     func register(in router: inout Router<StubExchange>) {
@@ -48,7 +71,7 @@ final class StubResponder: Sendable {
         router.add(.get, "/products/{id}/suggested") { [self] request, context in await serve(.suggested, request, context) }
         router.add(.get, "/stats") { [self] _, _ in .json(.ok, stats().json) }
         router.add(.delete, "/stats") { [self] _, _ in
-            counters.reset()
+            resetStats()
             return HTTPResponse(status: .noContent)
         }
         router.add(.put, "/control/faults/{route}") { [self] request, _ in control(request) }
@@ -170,6 +193,12 @@ final class StubResponder: Sendable {
             while !Task.isCancelled {
                 try? await clock.sleep(for: .seconds(3600))
             }
+            return abandoned(route)
+        }
+        // After the delays and the hang, which stand for the network or a tier in front of the
+        // workers: a hung request would otherwise hold a worker for ever, and a slow first call
+        // would make the slow-first scenario measure the worker pool rather than the hedging.
+        if let pool = workers[route], !(await pool.serve()) {
             return abandoned(route)
         }
         if errors.fails(route, rate: plan.errorRate) {

@@ -32,11 +32,21 @@ struct Main {
           STUB_OVERSIZED_BYTES  size of oversized bodies (4194304)
           STUB_SLOW_FIRST_EVERY N: slow first request for every Nth product, 0 = off (0)
           STUB_SLOW_FIRST_MS    added delay of those first requests, ms (800)
+          STUB_WORKERS          workers per route (product, reviews, suggested), 0 = no limit (0)
+          STUB_SERVICE_MS       time each request holds one of its route's workers, ms (0)
 
         Slow first requests: the first request on a route for a product whose ordinal is a
         multiple of N waits; later ones for it do not. The ordinal is n for an id p<n>, else the
         64-bit FNV-1a hash of the id's bytes. The latest 65536 (route, product) pairs slowed are
         remembered; past that the oldest one's next request is slow again.
+
+        Workers: each route has STUB_WORKERS of its own. A request holds one for STUB_SERVICE_MS
+        (after its latency and slow-first delays) and is then answered; beyond them it waits in
+        the route's FIFO queue. Like a thread-pool backend the stub never drops that work: a
+        request whose client has gone keeps its turn and its worker's whole time, and counts as
+        served for a caller that had gone. GET /stats gives per route workers, busy, queued,
+        served and servedForGone. Both 0 (the default): no workers, answers as soon as the faults
+        allow; STUB_SERVICE_MS alone: that delay on every request, with no limit.
 
         Per request: headers X-Stub-Latency-Ms, X-Stub-Error-Rate, X-Stub-Error-Status,
         X-Stub-Retry-After, X-Stub-Hang, X-Stub-Reset, X-Stub-Malformed, X-Stub-Oversized,
@@ -53,7 +63,7 @@ struct Main {
         Price 0...1000000000, name 1...200 bytes; at most 65536 products changed at once.
 
         Routes: GET /products/{id}, /products/{id}/reviews, /products/{id}/suggested,
-        GET|DELETE /stats (requests per route, abandoned, slowFirstCalls), GET /healthz.
+        GET|DELETE /stats (requests per route, abandoned, slowFirstCalls, workers), GET /healthz.
         """
 
     static func main() async {
@@ -83,7 +93,7 @@ struct Main {
         do {
             try await signals.watch(on: group.loops[0], for: [SIGTERM, SIGINT])
             let port = try await stub.start()
-            emit(#"{"msg":"catalog-stub listening","host":\#(quoted(configuration.host)),"port":\#(port),"catalogSize":\#(configuration.catalogSize),"loops":\#(loops)}"#)
+            emit(#"{"msg":"catalog-stub listening","host":\#(quoted(configuration.host)),"port":\#(port),"catalogSize":\#(configuration.catalogSize),"loops":\#(loops),"workers":\#(configuration.workersPerRoute),"serviceMs":\#(configuration.serviceTime.wholeMilliseconds)}"#)
         } catch {
             group.shutdown()
             fail("catalog-stub: cannot listen on \(configuration.host):\(configuration.port): \(error)")

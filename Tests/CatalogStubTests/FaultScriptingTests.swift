@@ -115,12 +115,15 @@ import TestSupport
             "HOST": "0.0.0.0", "PORT": "9000", "CATALOG_SIZE": "500", "STUB_SEED": "7",
             "STUB_LATENCY_MS": "25", "STUB_ERROR_RATE": "0.5", "STUB_ERROR_STATUS": "500", "STUB_RETRY_AFTER": "3",
             "STUB_HANG": "no", "STUB_RESET": "1", "STUB_MALFORMED": "true", "STUB_OVERSIZED": "on",
-            "STUB_OVERSIZED_BYTES": "1000", "STUB_SLOW_FIRST_EVERY": "20", "STUB_SLOW_FIRST_MS": "250", "UNRELATED": "x",
+            "STUB_OVERSIZED_BYTES": "1000", "STUB_SLOW_FIRST_EVERY": "20", "STUB_SLOW_FIRST_MS": "250", "STUB_WORKERS": "16",
+            "STUB_SERVICE_MS": "20", "UNRELATED": "x",
         ])
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.catalogSize == 500)
         #expect(configuration.seed == 7)
+        #expect(configuration.workersPerRoute == 16)
+        #expect(configuration.serviceTime == .milliseconds(20))
         #expect(configuration.defaultFaults == FaultPlan(
             latencyMs: 25, errorRate: 0.5, errorStatus: 500, retryAfterSeconds: 3, hang: false,
             resetMidBody: true, malformedJSON: true, oversized: true, oversizedBytes: 1000,
@@ -145,6 +148,8 @@ import TestSupport
         ("STUB_ERROR_STATUS", "200"), ("STUB_ERROR_STATUS", "600"), ("STUB_RETRY_AFTER", "soon"), ("STUB_HANG", "maybe"),
         ("STUB_RESET", "2"), ("STUB_MALFORMED", "yes please"), ("STUB_OVERSIZED", "4MiB"), ("STUB_OVERSIZED_BYTES", "0"),
         ("STUB_SLOW_FIRST_EVERY", "-1"), ("STUB_SLOW_FIRST_EVERY", "1000001"), ("STUB_SLOW_FIRST_MS", "600001"),
+        ("STUB_WORKERS", "-1"), ("STUB_WORKERS", "100001"), ("STUB_WORKERS", "many"), ("STUB_SERVICE_MS", "-1"),
+        ("STUB_SERVICE_MS", "600001"), ("STUB_SERVICE_MS", "0.5"),
     ])
     func badEnvironmentValuesNameTheVariable(name: String, value: String) {
         #expect {
