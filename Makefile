@@ -63,6 +63,17 @@ bench-gray: deps
 	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 bench/gray.py $(GRAY_ARGS)
 
+## Overload against the release build (bench/overload.py, issue 51; not part of the tests): an
+## open-loop generator (bench/openloop.c, compiled with gcc) offers uncached pages at 0.5x, 2x and
+## 4x an upstream of 16 workers x 20 ms per route, 4x with cached pages beside them, and the first
+## pages after a restart with slow first calls; one PASS/FAIL per aim of issue 51.
+## BENCH_SECONDS (20), BENCH_WARMUP_SECONDS (5); OVERLOAD_ARGS="--only 2x HEDGE=off".
+.PHONY: bench-overload
+bench-overload: deps
+	@scripts/install-deps.sh gcc libc6-dev
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
+	BUILD_DIR=$(or $(BUILD_DIR),.build) python3 bench/overload.py $(OVERLOAD_ARGS)
+
 clean:
 	rm -rf .build
 
