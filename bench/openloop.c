@@ -488,7 +488,7 @@ static double pct(samples_t *s, double share) {
 }
 
 static void print_samples(const char *name, samples_t *s, int comma) {
-    qsort(s->v, s->n, sizeof *s->v, cmp_u32);
+    if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_u32);
     printf("\"%s\":{\"count\":%zu,\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}%s", name, s->n, pct(s, 0.5), pct(s, 0.99),
            s->n ? s->v[s->n - 1] / 1000.0 : -1.0, comma ? "," : "");
 }

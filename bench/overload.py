@@ -29,7 +29,8 @@ generators are done and the stub's queues are empty. Rows (--only picks some):
               pages/s: 1,000 ids loaded before the row, asked again in a loop
   slow-first  a fresh service, the stub's products route making the first call of every 20th
               product 800 ms slow (slowFirstEvery); the first 200 uncached pages, offered at
-              400/s: their p99 and product calls at the stub beyond one per page
+              400/s, numbered as on a fresh catalog (the 20th is the first slow one): their
+              p99 and product calls at the stub beyond one per page
 
 A row prints: offered, complete pages/s (a 200 whose JSON has no "missing" member) and their
 p50/p99, the other answers by status, partial pages, 503s with Retry-After (share) and their p99,
@@ -102,7 +103,9 @@ class Ids:
     def __init__(self):
         self.next = 1
 
-    def take(self, count):
+    def take(self, count, align=1):
+        """`count` numbers from one that is 1 more than a multiple of `align`."""
+        self.next += (1 - self.next) % align
         if self.next + count - 1 > CATALOG_SIZE:
             raise RuntimeError(f"the stub's catalog has only {CATALOG_SIZE} products")
         first = self.next
@@ -298,7 +301,7 @@ class Row:
 
 
 def fmt_ms(value):
-    return "-" if value < 0 else f"{value:.0f}"
+    return "-" if value < 0 else f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def run_rows(bench, name, rate, cached_rate=0):
@@ -333,7 +336,9 @@ def run_rows(bench, name, rate, cached_rate=0):
 def slow_first(bench):
     service = bench.service("slow-first")
     bench.fault("product", {"slowFirstEvery": 20, "slowFirstMs": 800})
-    first = bench.ids.take(SLOW_FIRST_PAGES)
+    # As after a start on a fresh catalog (p1, p2, ...): the 20th page is the first slow one,
+    # with 19 samples taken before it.
+    first = bench.ids.take(SLOW_FIRST_PAGES, align=20)
     before = bench.wait_for_idle_stub()
     result = bench.generator("slow-first", service.port, CAPACITY // 2, first, requests=SLOW_FIRST_PAGES, seed=17).result()
     after = bench.wait_for_idle_stub()
@@ -344,10 +349,11 @@ def slow_first(bench):
             "calls": calls, "slowed": slowed}
 
 
-def print_row(name, offered, row, gone):
+def print_row(name, offered, row, gone, rate=True):
     gone_n, served = gone
     share = f"{gone_n / served:.1%} ({gone_n} of {served})" if served else "-"
-    print(f"| {name} | {offered} | {row.complete_rate:.0f} | {fmt_ms(row.complete_p50)} / {fmt_ms(row.complete_p99)} ms | "
+    print(f"| {name} | {offered} | {f'{row.complete_rate:.0f}' if rate else f'{row.complete} pages'} | "
+          f"{fmt_ms(row.complete_p50)} / {fmt_ms(row.complete_p99)} ms | "
           f"{row.other_text()} | {row.ra_text()} | {row.timeouts} | {share} |", flush=True)
 
 
@@ -482,15 +488,20 @@ def main():
             try:
                 if name == "slow-first":
                     outcome = slow_first(bench)
-                    print_row(name, f"{CAPACITY // 2} (first {SLOW_FIRST_PAGES} pages)", outcome["rows"][0], outcome["gone"])
-                    notes.append(f"{name}: {outcome['rows'][0].generator_text()}")
+                    row = outcome["rows"][0]
+                    print_row(name, f"{CAPACITY // 2} (first {SLOW_FIRST_PAGES} pages)", row, outcome["gone"], rate=False)
+                    every = row.r["latency_ms"]["all"]
+                    notes.append(f"{name}: all {every['count']} answers p50 {every['p50']:.0f} ms, p99 {every['p99']:.0f} ms, "
+                                 f"max {every['max']:.0f} ms; {outcome['calls']} product calls at the stub, "
+                                 f"{outcome['slowed']} slowed by it")
+                    notes.append(f"{name}: {row.generator_text()}")
                 else:
                     outcome = run_rows(bench, name, RATES[name], cached_rate=CAPACITY * 4 if name == "4x-cached" else 0)
                     print_row(name, RATES[name], outcome["rows"][0], outcome["gone"])
                     if len(outcome["rows"]) > 1:
                         cached = outcome["rows"][1]
                         print(f"| {name}: cached | {CAPACITY * 4} | {cached.complete_rate:.0f} | "
-                              f"{fmt_ms(cached.complete_p50)} / {cached.complete_p99:.1f} ms | {cached.other_text()} | "
+                              f"{fmt_ms(cached.complete_p50)} / {fmt_ms(cached.complete_p99)} ms | {cached.other_text()} | "
                               f"{cached.ra_text()} | {cached.timeouts} | - |", flush=True)
                     cpu = ", ".join(f"{k} {v:.0%}" for k, v in outcome["cpu"].items())
                     notes.append(f"{name}: steal {outcome['steal']:.1%}; CPU of a core: {cpu}")
