@@ -17,6 +17,7 @@ unit_level=(
   Tests/HTTPServerTests/ConnectionMachineDriver.swift
   Tests/HTTPClientTests/ClientConnectionStateMachineTests.swift
   Tests/HTTPClientTests/ConnectionPoolStateMachineTests.swift
+  Tests/CatalogStubTests/WorkerPoolTests.swift
 )
 forbidden='Task\.sleep|usleep|Thread\.sleep|Date\(\)|ContinuousClock\.now|ContinuousClock\(\)\.now|SuspendingClock'
 

@@ -7,6 +7,11 @@
 /// served first, since the oldest are the ones whose callers have most likely given up. Loads
 /// that waited too long are refused; ``nextExpiry(at:)`` says when the next one will be, so one
 /// timer serves the whole queue.
+///
+/// A queue held to its target is short, and a few answers arriving together can empty it for a
+/// moment; so overload lasts until no load was refused for an interval, not only while the queue
+/// stands (else each such moment would start another interval of long waits, first come first
+/// served, in the middle of an overload).
 package struct AdmissionQueue<Ticket: Hashable & Sendable>: Sendable {
     package struct Policy: Sendable, Equatable {
         package var target: Duration
@@ -32,6 +37,8 @@ package struct AdmissionQueue<Ticket: Hashable & Sendable>: Sendable {
     private var head = 0
     /// When the queue was last empty.
     private var emptySince: Duration = .zero
+    /// When a load last waited longer than it may.
+    private var lastExpiry: Duration?
 
     package init(policy: Policy = Policy()) {
         self.policy = policy
@@ -41,9 +48,11 @@ package struct AdmissionQueue<Ticket: Hashable & Sendable>: Sendable {
     package var isEmpty: Bool { count == 0 }
     package var isFull: Bool { count >= policy.capacity }
 
-    /// Whether the queue has not been empty for the last ``Policy/interval``.
+    /// Whether the upstreams are overloaded: the queue has not been empty for the last
+    /// ``Policy/interval``, or a load waited longer than it may within it.
     package func isStanding(at now: Duration) -> Bool {
-        !isEmpty && now - emptySince >= policy.interval
+        if let lastExpiry, now - lastExpiry < policy.interval { return true }
+        return !isEmpty && now - emptySince >= policy.interval
     }
 
     /// How long a load may wait at `now`.
@@ -95,17 +104,23 @@ package struct AdmissionQueue<Ticket: Hashable & Sendable>: Sendable {
             expired.append(entries[head])
             head += 1
         }
-        if !expired.isEmpty { settle(at: now) }
+        if !expired.isEmpty {
+            lastExpiry = now
+            settle(at: now)
+        }
         return expired
     }
 
     /// When the oldest load's wait will next run out (`nil` when nothing waits): at the end of its
-    /// interval, or its target once the queue will have stood an interval.
+    /// interval, or at its target if the queue stands then (after a recent refusal, or once it
+    /// will have stood an interval).
     package func nextExpiry(at now: Duration) -> Duration? {
         guard !isEmpty else { return nil }
         let oldest = entries[head].enqueued
+        let atTarget = oldest + policy.target
+        if let lastExpiry, atTarget < lastExpiry + policy.interval { return atTarget + .nanoseconds(1) }
         let standsAt = emptySince + policy.interval
-        return min(oldest + policy.interval, max(standsAt, oldest + policy.target)) + .nanoseconds(1)
+        return min(oldest + policy.interval, max(standsAt, atTarget)) + .nanoseconds(1)
     }
 
     private mutating func settle(at now: Duration) {

@@ -54,6 +54,28 @@ struct AdmissionQueueTests {
         #expect({ queue.expire(at: expiry!) }().map(\.ticket) == [3])
     }
 
+    /// A short queue emptied for a moment by answers arriving together is still an overloaded
+    /// one: until no load was refused for an interval, loads wait only the target, newest first.
+    @Test func overloadOutlastsAMomentOfEmptyQueue() {
+        var queue = AdmissionQueue<Int>(policy: policy)
+        queue.enqueue(1, at: .zero)
+        queue.enqueue(2, at: .milliseconds(100))
+        #expect({ queue.expire(at: .milliseconds(100)) }().map(\.ticket) == [1], "stood an interval: 1 waited past the target")
+        #expect({ queue.takeNext(at: .milliseconds(101)) }()?.ticket == 2)
+        #expect(queue.isEmpty)
+        queue.enqueue(3, at: .milliseconds(102))
+        queue.enqueue(4, at: .milliseconds(103))
+        #expect(queue.isStanding(at: .milliseconds(103)), "refused 3 ms ago")
+        #expect(queue.next(at: .milliseconds(103))?.ticket == 4, "newest first")
+        #expect(queue.nextExpiry(at: .milliseconds(103)) == .milliseconds(107) + .nanoseconds(1))
+        #expect({ queue.expire(at: .milliseconds(107) + .nanoseconds(1)) }().map(\.ticket) == [3])
+        // A whole interval without a refusal, and a queue emptied within it: a burst again.
+        _ = queue.takeNext(at: .milliseconds(108))
+        queue.enqueue(5, at: .milliseconds(208))
+        #expect(!queue.isStanding(at: .milliseconds(208)))
+        #expect(queue.allowance(at: .milliseconds(208)) == .milliseconds(100))
+    }
+
     @Test func itHoldsAtMostItsCapacityAndForgetsWhatIsRemoved() {
         var queue = AdmissionQueue<Int>(policy: policy)
         for ticket in 1...3 { queue.enqueue(ticket, at: .zero) }
