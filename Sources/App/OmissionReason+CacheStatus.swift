@@ -8,6 +8,7 @@ extension OmissionReason {
         case .grace: "grace-ended"
         case .breaker: "breaker-open"
         case .failure: "part-failed"
+        case .shed: "part-shed"
         }
     }
 }

@@ -7,4 +7,7 @@ package enum OmissionReason: String, Sendable, Equatable, Hashable, CaseIterable
     case grace
     /// Its upstream failed for good (retries spent, refused by the budget, out of time).
     case failure
+    /// Its upstream had no room and was answering after the grace lately: it was not asked
+    /// (``AdmissionMachine``).
+    case shed
 }

@@ -212,6 +212,8 @@ extension ProductDetailsService {
             }
             if !arriving.bothArrived, !Task.isCancelled {
                 let (reviews, suggested) = arriving.parts
+                if reviews == nil { admission?.noteLate(.reviews) }
+                if suggested == nil { admission?.noteLate(.suggestions) }
                 var degraded = page(context, product: product, reviews: reviews, suggested: suggested)
                 degraded.withoutWaiting = .grace
                 degraded.completesLater = true
@@ -251,10 +253,12 @@ extension ProductDetailsService {
             case .success(let value)?: return value
             case nil: reason = .grace
             case .failure(.circuitOpen)?: reason = .breaker
+            case .failure(.shed)?: reason = .shed
             case .failure?: reason = .failure
             }
             missing.append(part)
-            if reason == .breaker { withoutWaiting = withoutWaiting ?? .breaker }
+            // Not asked: the page did not wait for it.
+            if reason == .breaker || reason == .shed { withoutWaiting = withoutWaiting ?? reason }
             if counting { events.partOmitted(part, reason) }
             return []
         }
@@ -316,15 +320,19 @@ extension ProductDetailsService {
     }
 
     /// Room at the upstreams for the load's calls (``LoadAdmission``): at every upstream whose
-    /// breaker lets calls out, all at once; none when the product's breaker is open, since that
-    /// call then fails at once. Returns where room is held.
+    /// breaker lets calls out, all at once, except an optional one whose part came after the grace
+    /// lately (its call takes room only if free when it starts); none when the product's breaker
+    /// is open, since that call then fails at once. Returns where room is held.
     ///
     /// Throws ``ProductDetailsError/shed(_:retryAfter:)`` when refused, `CancellationError` when
     /// the load's last waiter left while it waited.
     private func admit(_ context: LoadContext) async throws -> UpstreamSet {
         guard let admission else { return [] }
         var needs = UpstreamSet()
-        for upstream in Upstream.allCases where breaker(for: upstream).state != .open { needs.insert(UpstreamSet(upstream)) }
+        for upstream in Upstream.allCases where breaker(for: upstream).state != .open {
+            if upstream != .products, !admission.waitsForRoom(at: upstream) { continue }
+            needs.insert(UpstreamSet(upstream))
+        }
         guard needs.contains(.products) else { return [] }
         switch await admission.admit(needs, deadline: context.deadline, mayWait: !context.background) {
         case .admitted: return needs

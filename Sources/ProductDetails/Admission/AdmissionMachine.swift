@@ -8,6 +8,11 @@
 /// admitted load's first attempts use the room it was admitted with; a retry or a hedge needs
 /// room of its own and an empty queue, so it never goes out while pages wait for the upstream.
 ///
+/// An optional part never holds a page, nor its admission: once its upstream answered a page
+/// after the grace (``noteLate(_:at:)``), pages do not wait for room there for
+/// ``Policy/lateFor``; their call for that part goes out only if room is free when it starts,
+/// else the part is left out, as it would have been when its grace ended.
+///
 /// A pure value: each event takes the time and returns what the shell must do.
 package struct AdmissionMachine: Sendable {
     package struct Policy: Sendable, Equatable {
@@ -15,14 +20,18 @@ package struct AdmissionMachine: Sendable {
         package var queue: AdmissionQueue<UInt64>.Policy
         /// How long without a refusal ends a spell of shedding.
         package var quietAfterShedding: Duration
+        /// How long after a page answered without an optional part (its grace ended) pages stop
+        /// waiting for room at that part's upstream.
+        package var lateFor: Duration
 
         package init(
             limit: ConcurrencyLimit.Policy = .init(), queue: AdmissionQueue<UInt64>.Policy = .init(),
-            quietAfterShedding: Duration = .seconds(5)
+            quietAfterShedding: Duration = .seconds(5), lateFor: Duration = .seconds(2)
         ) {
             self.limit = limit
             self.queue = queue
             self.quietAfterShedding = quietAfterShedding
+            self.lateFor = lateFor
         }
     }
 
@@ -54,6 +63,8 @@ package struct AdmissionMachine: Sendable {
     private var queue: AdmissionQueue<UInt64>
     private var waiting: [UInt64: Waiting] = [:]
     private var lastRefusal: Duration?
+    /// Per upstream, when its part last came after the grace.
+    private var lateAt: [Duration?] = Array(repeating: nil, count: Upstream.allCases.count)
 
     package init(policy: Policy = Policy()) {
         self.policy = policy
@@ -119,6 +130,17 @@ package struct AdmissionMachine: Sendable {
         expire(at: now, into: &actions)
         admitWaiting(at: now, into: &actions)
         noteQuiet(at: now, into: &actions)
+    }
+
+    /// A page was answered without `upstream`'s part: it was still on its way when the grace ended.
+    package mutating func noteLate(_ upstream: Upstream, at now: Duration) {
+        lateAt[upstream.index] = now
+    }
+
+    /// Whether pages wait for room at `upstream` (see ``noteLate(_:at:)``).
+    package func isLate(_ upstream: Upstream, at now: Duration) -> Bool {
+        guard let late = lateAt[upstream.index] else { return false }
+        return now - late < policy.lateFor
     }
 
     /// When the next queued load's wait runs out, if any waits.

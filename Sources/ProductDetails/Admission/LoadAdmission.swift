@@ -84,6 +84,18 @@ package final class LoadAdmission: TimerTarget, Sendable {
         perform(actions)
     }
 
+    /// A page was answered without `upstream`'s part, still on its way when the grace ended.
+    package func noteLate(_ upstream: Upstream) {
+        let now = time.now
+        state.withLock { $0.machine.noteLate(upstream, at: now) }
+    }
+
+    /// Whether pages wait for room at `upstream`: not for a while after its part came late.
+    package func waitsForRoom(at upstream: Upstream) -> Bool {
+        let now = time.now
+        return state.withLock { !$0.machine.isLate(upstream, at: now) }
+    }
+
     /// The least time `upstream` takes to answer when nothing waits there, once known.
     package func baseline(of upstream: Upstream) -> Duration? {
         state.withLock { $0.machine.baseline(of: upstream) }

@@ -99,6 +99,49 @@ struct ServiceAdmissionTests {
         _ = (await first.value, await second.value)
     }
 
+    /// A batch's items are loads like any other: one that finds no room is refused in its place,
+    /// and the others are answered in order.
+    @Test func aBatchDrawsOnTheSameRoomAndKeepsItsOrder() async throws {
+        let harness = ServiceHarness(Self.settings())
+        let products = harness.catalog.productPort.hold()
+        let batch = Task { try await harness.service.details(ids: ["p1", "p2", "p1"], requestID: "batch") }
+        await products.waitForWaiters()
+        await eventually { harness.service.admission?.queued == 1 }
+        harness.time.advance(by: .milliseconds(101))
+        await eventually { harness.events.all.contains("shed queue_timeout") }
+        products.open()
+        let items = try await batch.value
+        #expect(items.count == 3)
+        #expect((try? items[0].get())?.document.body == ServiceHarness.expectedBody("p1"))
+        #expect((try? items[2].get())?.document.body == ServiceHarness.expectedBody("p1"))
+        guard case .failure(let refused) = items[1] else {
+            Issue.record("p2 was not refused: \(items[1])")
+            return
+        }
+        #expect(refused.status == 503 && refused.isShed)
+    }
+
+    /// A hung optional upstream fills its room with calls that will time out: once its part came
+    /// after the grace, pages neither wait for room there nor are refused for it; they go without
+    /// the part at once.
+    @Test func anOptionalUpstreamWhosePartCameLateDoesNotHoldAdmission() async throws {
+        let harness = ServiceHarness(Self.settings())
+        let reviews = harness.catalog.reviewPort.hold()
+        let first = Task { await harness.detail("p1") }
+        await reviews.waitForWaiters()
+        await eventually { harness.time.scheduledCount == 1 }
+        harness.time.advance(by: .milliseconds(100))
+        #expect(await first.value.answer?.document.missing == [.reviews], "answered when the grace ended")
+        #expect(harness.service.admission?.limit(of: .reviews).inFlight == 1, "the hung call still holds its room")
+        let second = try #require(await harness.detail("p2").answer)
+        #expect(second.document.missing == [.reviews])
+        #expect(second.cache.withoutWaiting == .shed)
+        #expect(harness.events.all.contains("omitted reviews shed"))
+        #expect(harness.catalog.reviewPort.callCount == 1, "p2's reviews were not asked")
+        #expect(harness.service.admission?.queued == 0)
+        reviews.open()
+    }
+
     @Test func aBackgroundRefreshNeverWaitsForRoom() async throws {
         var settings = Self.settings()
         settings.ttl = .seconds(1)
