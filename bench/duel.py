@@ -76,6 +76,12 @@ def duel_round(args, ports, pids, script, first, round_index):
     outputs = {side: run.communicate()[0] for side, run in runs.items()}
     served = {side: float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)) for side, out in outputs.items()}
     answered = {side: int(re.search(r"(\d+) requests in", out).group(1)) for side, out in outputs.items()}
+    # A side that answers errors (a 503 it sheds, a 502) is not cheaper for it: say so loudly.
+    for side, out in outputs.items():
+        errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+        if errors:
+            print(f"round {round_index}: WARNING {side} answered {errors.group(1)} of {answered[side]} requests with an error status: "
+                  "its ratio is not a cost ratio", flush=True)
     cost = {side: (cpu_seconds(pids[side]) - cpu_at_start[side]) * 1e6 / answered[side] for side in pids}
     ratio = served["after"] / served["before"]
     cost_ratio = cost["before"] / cost["after"]

@@ -60,7 +60,7 @@ package final class ProductDetailsService: Sendable {
             maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes, time: time, events: events
         )
         self.inFlight = InFlightLoads(maxLoads: settings.maxInFlightLoads, events: events)
-        let admission = settings.admission.map { LoadAdmission(policy: $0, time: time, events: events) }
+        let admission = settings.admission.map { LoadAdmission(policy: $0, time: time, events: events, load: load) }
         self.admission = admission
         func retrier(_ upstream: Upstream, hedging: HedgePolicy? = nil) -> Retrier {
             Retrier(

@@ -74,12 +74,14 @@ struct HedgingTests {
     let time = ManualTimeSource()
     let events = RecordingEvents()
 
-    /// A hedger that has seen 20 answers of 5 ms (its delay is the 10 ms floor) and, unless
-    /// `armed` is false, one slow attempt lately.
+    /// A hedger that has seen 20 answers of 5 ms (its delay is the 10 ms floor), its first call
+    /// ten seconds ago and, unless `armed` is false, one slow attempt lately.
     func warmHedger(budgetFloor: Int = 10, armed: Bool = true) -> Hedger {
         let hedger = Hedger(
             policy: HedgePolicy(budget: .init(window: .seconds(10), bucketCount: 10, ratio: 0.1, floor: budgetFloor)), time: time)
         for _ in 0..<20 { hedger.recordSuccess(after: .milliseconds(5)) }
+        // Its first call was ten seconds ago: past the arming that follows a start.
+        hedger.recordCall(at: time.now - .seconds(10))
         if armed { hedger.recordSlow() }
         return hedger
     }
@@ -190,11 +192,14 @@ struct HedgingTests {
         #expect(events.all.contains("hedge products sent"))
     }
 
-    @Test func onceTheSamplesAreKnownAnUpstreamWithNoTailIsNotArmed() {
-        let hedger = Hedger(policy: HedgePolicy(minimumSamples: 20), time: time)
+    @Test func onceTheSamplesAreKnownAndTheFirstSecondsPassedAnUpstreamWithNoTailIsNotArmed() {
+        let hedger = Hedger(policy: HedgePolicy(minimumSamples: 20, armedFor: .seconds(10)), time: time)
+        hedger.recordCall(at: time.now)
         for _ in 0..<19 { hedger.recordSuccess(after: .milliseconds(5)) }
         #expect(hedger.delay(at: time.now).armed, "still learning")
         hedger.recordSuccess(after: .milliseconds(5))
+        #expect(hedger.delay(at: time.now).armed, "armed for ten seconds after the first call")
+        time.advance(by: .seconds(10))
         #expect(!hedger.delay(at: time.now).armed)
     }
 

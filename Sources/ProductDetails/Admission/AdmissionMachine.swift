@@ -110,9 +110,11 @@ package struct AdmissionMachine: Sendable {
     }
 
     /// A call to `upstream` ended (or room taken for it went unused: `.nothing`); admits what
-    /// now fits.
-    package mutating func end(_ upstream: Upstream, _ sample: ConcurrencyLimit.Sample, at now: Duration, actions: inout Actions) {
-        limits[upstream.index].end(sample, at: now)
+    /// now fits. `callerSaturated`: as ``ConcurrencyLimit/end(_:at:callerSaturated:)``.
+    package mutating func end(
+        _ upstream: Upstream, _ sample: ConcurrencyLimit.Sample, at now: Duration, callerSaturated: Bool = false, actions: inout Actions
+    ) {
+        limits[upstream.index].end(sample, at: now, callerSaturated: callerSaturated)
         expire(at: now, into: &actions)
         admitWaiting(at: now, into: &actions)
         noteQuiet(at: now, into: &actions)

@@ -5,7 +5,8 @@ import Timekeeping
 ///
 /// The rule is TCP Vegas's, as Netflix's concurrency-limits applies it to requests: an upstream
 /// that serves `limit` calls at once with a mean latency `mean`, where it answers in `baseline`
-/// when nothing waits, holds about `limit × (1 − baseline / mean)` of them in its queue. Below
+/// when nothing waits, holds about `limit × (mean − baseline) / mean` of them in its queue (less
+/// a ``Policy/tolerance`` of the excess, which is the caller's own scheduling). Below
 /// `alpha` queued calls the limit grows (by a quarter while nothing queues at all, so a busy start
 /// finds the upstream's size in a few windows, else by one), above `beta` it shrinks toward it,
 /// in between it holds; a time-out shrinks it by a tenth. It is judged once per window of ended
@@ -18,6 +19,11 @@ import Timekeeping
 /// queue there, which would creep into the baseline; so every ``Policy/probeEvery`` one window
 /// runs at half the limit, where nothing queues, and its mean refreshes the baseline (Envoy's
 /// adaptive concurrency filter measures its minimum latency so too).
+///
+/// A latency measured while the caller's own loop was saturated (``LocalLoad``) is mostly that
+/// loop's queue, not the upstream's: a window of such samples neither shrinks the limit nor
+/// moves the baseline, and grows the limit by one when it was used, so a replica whose own CPU
+/// is the bottleneck does not shed loads its upstream could take.
 ///
 /// A pure value on the caller's clock: the caller starts and ends calls and reads ``hasRoom``.
 package struct ConcurrencyLimit: Sendable, Equatable {
@@ -36,10 +42,14 @@ package struct ConcurrencyLimit: Sendable, Equatable {
         package var baselineSpan: Duration
         /// How often one window runs at half the limit to measure the baseline afresh.
         package var probeEvery: Duration
+        /// Latency above the baseline not taken for queueing at the upstream: a few milliseconds
+        /// are the caller's own scheduling (a busy or shared core), which on a fast upstream would
+        /// read as a long queue.
+        package var tolerance: Duration
 
         package init(
             floor: Int = 4, ceiling: Int = 256, initial: Int = 20, window: Duration = .milliseconds(100), minimumSamples: Int = 5,
-            baselineSpan: Duration = .seconds(30), probeEvery: Duration = .seconds(10)
+            baselineSpan: Duration = .seconds(30), probeEvery: Duration = .seconds(10), tolerance: Duration = .milliseconds(5)
         ) {
             self.floor = max(1, floor)
             self.ceiling = max(self.floor, ceiling)
@@ -48,6 +58,7 @@ package struct ConcurrencyLimit: Sendable, Equatable {
             self.minimumSamples = max(1, minimumSamples)
             self.baselineSpan = baselineSpan
             self.probeEvery = probeEvery
+            self.tolerance = tolerance
         }
     }
 
@@ -71,6 +82,8 @@ package struct ConcurrencyLimit: Sendable, Equatable {
     private var windowStart: Duration?
     private var latencySum: Duration = .zero
     private var answered = 0
+    /// Of those, the ones measured while the caller's loop was saturated.
+    private var answeredSaturated = 0
     private var timeouts = 0
     private var peakInFlight = 0
     /// Least window means, each over a third of ``Policy/baselineSpan``, newest last.
@@ -107,7 +120,8 @@ package struct ConcurrencyLimit: Sendable, Equatable {
     }
 
     /// A call started with ``start(at:)`` ended at `now`; judges the window when it is full.
-    package mutating func end(_ sample: Sample, at now: Duration) {
+    /// `callerSaturated`: its latency was measured while the caller's own loop was saturated.
+    package mutating func end(_ sample: Sample, at now: Duration, callerSaturated: Bool = false) {
         inFlight = max(0, inFlight - 1)
         switch sample {
         case .answered(let latency):
@@ -115,6 +129,7 @@ package struct ConcurrencyLimit: Sendable, Equatable {
             if probing, let windowStart, now - latency < windowStart { break }
             latencySum += latency
             answered += 1
+            if callerSaturated { answeredSaturated += 1 }
         case .timedOut:
             timeouts += 1
         case .nothing:
@@ -132,6 +147,7 @@ package struct ConcurrencyLimit: Sendable, Equatable {
             windowStart = now
             latencySum = .zero
             answered = 0
+            answeredSaturated = 0
             timeouts = 0
             peakInFlight = inFlight
         }
@@ -147,12 +163,17 @@ package struct ConcurrencyLimit: Sendable, Equatable {
             return
         }
         guard answered > 0 else { return }
+        if answeredSaturated * 2 > answered {
+            // Our own queue: no evidence about the upstream's.
+            if !wasProbing, peakInFlight * 4 >= limit * 3 { limit = min(policy.ceiling, limit + 1) }
+            return
+        }
         let mean = latencySum / answered
         noteBaseline(mean, at: now)
         // A probe's window ran at half the limit: it measured the baseline, not the limit.
         guard !wasProbing, let baseline, mean > .zero else { return }
         let used = min(limit, peakInFlight)
-        let queued = Double(used) * (1 - baseline.fractionalSeconds / mean.fractionalSeconds)
+        let queued = Double(used) * max(0, (mean - baseline - policy.tolerance).fractionalSeconds) / mean.fractionalSeconds
         let scale = max(1, Self.roughLog10(Double(limit)))
         let alpha = 3 * scale
         let beta = 6 * scale

@@ -36,12 +36,18 @@ package final class LoadAdmission: TimerTarget, Sendable {
     private let state: Locked<State>
     private let time: any TimeSource
     private let events: any ServiceEvents
+    private let load: (any LocalLoad)?
 
-    package init(policy: AdmissionMachine.Policy = .init(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+    /// - Parameter load: the caller's own load: a latency measured while it is saturated is not
+    ///   the upstream's (``ConcurrencyLimit``).
+    package init(
+        policy: AdmissionMachine.Policy = .init(), time: any TimeSource, events: any ServiceEvents = NoEvents(), load: (any LocalLoad)? = nil
+    ) {
         self.policy = policy
         state = Locked(State(machine: AdmissionMachine(policy: policy)))
         self.time = time
         self.events = events
+        self.load = load
     }
 
     /// Waits, if it must and `mayWait`, until the load has room at every upstream of `needs`.
@@ -80,7 +86,9 @@ package final class LoadAdmission: TimerTarget, Sendable {
     package func end(_ upstream: Upstream, _ sample: ConcurrencyLimit.Sample, at now: Duration? = nil) {
         let now = now ?? time.now
         var actions = AdmissionMachine.Actions()
-        state.withLock { $0.machine.end(upstream, sample, at: now, actions: &actions) }
+        var saturated = false
+        if case .answered = sample { saturated = load?.isSaturated ?? false }
+        state.withLock { $0.machine.end(upstream, sample, at: now, callerSaturated: saturated, actions: &actions) }
         perform(actions)
     }
 

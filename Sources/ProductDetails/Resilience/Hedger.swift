@@ -9,6 +9,8 @@ package final class Hedger: Sendable {
         var budget: RetryBudgetWindow
         /// Attempts slower than the hedge delay (time-outs and hedged ones included) lately.
         var slow: SlidingCounts<SlowCount>
+        /// The first call's start: hedging is armed for ``HedgePolicy/armedFor`` after it.
+        var firstCall: Duration?
     }
 
     struct SlowCount: WindowCounts {
@@ -32,14 +34,17 @@ package final class Hedger: Sendable {
     }
 
     /// How long a call waits for its answer before a hedge goes out, and whether hedging is
-    /// armed. Until ``HedgePolicy/minimumSamples`` successes are known the delay is the ceiling
-    /// and hedging is armed, so the first slow calls after a start are hedged too; then only
-    /// after an attempt slower than the delay in the last ``HedgePolicy/armedFor``. Never while
+    /// armed. Until ``HedgePolicy/minimumSamples`` successes are known the delay is the ceiling.
+    /// Hedging is armed for ``HedgePolicy/armedFor`` after the first call and while too few
+    /// samples are known, so the first slow calls after a start are hedged without one having to
+    /// be seen first; then only after an attempt slower than the delay in the last `armedFor`. Never while
     /// the caller's own load is saturated (``LocalLoad``). A call that is not hedged runs alone,
     /// with no race and no timer: an upstream with no tail pays nothing for hedging.
     package func delay(at now: Duration) -> (delay: Duration, armed: Bool) {
-        let (p95, count, slow) = state.withLock { ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts) }
-        let learning = count < policy.minimumSamples
+        let (p95, count, slow, firstCall) = state.withLock {
+            ($0.latencies.p95, $0.latencies.count, $0.slow.total(at: now).attempts, $0.firstCall)
+        }
+        let learning = count < policy.minimumSamples || now - (firstCall ?? now) < policy.armedFor
         return (policy.delay(p95: p95, samples: count), (learning || slow > 0) && load?.isSaturated != true)
     }
 
@@ -53,7 +58,10 @@ package final class Hedger: Sendable {
 
     /// Counts one call (its first attempt, at `now`) toward the budget's allowance.
     package func recordCall(at now: Duration) {
-        state.withLock { $0.budget.recordRequest(at: now) }
+        state.withLock {
+            $0.budget.recordRequest(at: now)
+            if $0.firstCall == nil { $0.firstCall = now }
+        }
     }
 
     /// A successful attempt's latency (not a hedge race's loser, not a time-out).

@@ -102,6 +102,27 @@ struct ConcurrencyLimitTests {
         #expect(limit.limit == 20, "two calls at a time say nothing about a limit of 20")
     }
 
+    /// Latencies that rise because the caller's own loop is saturated are its own queue: they
+    /// neither shrink the limit nor move the baseline, and a used limit grows by one a window.
+    @Test func latenciesMeasuredWhileTheCallerIsSaturatedDoNotShrinkIt() {
+        // Each window judged at its 20th call's end.
+        var limit = ConcurrencyLimit(policy: .init(initial: 20, window: .milliseconds(100), minimumSamples: 20))
+        var now = Duration.zero
+        func window(latency: Duration, saturated: Bool) {
+            for _ in 0..<20 { limit.start(at: now) }
+            now += .milliseconds(100)
+            for _ in 0..<20 { limit.end(.answered(after: latency), at: now, callerSaturated: saturated) }
+        }
+        window(latency: .milliseconds(10), saturated: false)
+        #expect(limit.baseline == .milliseconds(10))
+        let before = limit.limit
+        window(latency: .milliseconds(80), saturated: true)
+        #expect(limit.limit == before + 1, "used, and no evidence of the upstream's queue")
+        #expect(limit.baseline == .milliseconds(10))
+        window(latency: .milliseconds(80), saturated: false)
+        #expect(limit.limit < before, "the same latency, not ours: the upstream queues")
+    }
+
     @Test func timeOutsShrinkItDownToTheFloorAndNoFurther() {
         var limit = ConcurrencyLimit(policy: .init(floor: 4, initial: 20))
         var now = Duration.zero
