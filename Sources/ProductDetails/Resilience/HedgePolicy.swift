@@ -5,9 +5,9 @@
 /// are known; before that, `maximumDelay`. Hedges draw on their own budget, the retry budget's
 /// rule with hedges for retries: about `budget.ratio` extra calls over `budget.window`, and at
 /// least `budget.floor` in any window, so the first hedges of a quiet run are not refused. Once
-/// the samples are known, hedging is armed only while an attempt slower than the delay was seen
-/// in the last `armedFor`: racing every call against a timer costs a healthy upstream's loads
-/// measurably, for hedges that never go out.
+/// the samples are known and `armedFor` has passed since the first call, hedging is armed only
+/// while an attempt slower than the delay was seen in the last `armedFor`: racing every call
+/// against a timer costs a healthy upstream's loads measurably, for hedges that never go out.
 package struct HedgePolicy: Sendable, Equatable {
     package var minimumSamples: Int
     package var minimumDelay: Duration
