@@ -79,9 +79,10 @@ import TestSupport
     }
 
     @Test func aClientGoneBeforeTheEndIsServedForNobody() async throws {
-        // A second of service: the client leaves as soon as its request is seen on a worker,
-        // long before the end (a one-second stall of this test would be needed to miss it).
-        try await withStub(configure: { $0.workersPerRoute = 1; $0.serviceTime = .seconds(1) }) { stub, port in
+        // Four seconds of service: the client leaves as soon as its request is seen on a worker,
+        // long before the end. With one second, a stall of this test that long in the parallel
+        // suite let the service end first (seen once in a clean-clone run).
+        try await withStub(configure: { $0.workersPerRoute = 1; $0.serviceTime = .seconds(4) }) { stub, port in
             let leaving = try await RawClient.connect(port: port)
             try await leaving.sendRequest("/products/p4/suggested")
             await eventually(.live) { stub.stats().suggestedWorkers.busy == 1 }
