@@ -26,8 +26,8 @@ struct LoadAdmissionTests {
         let admission = admission()
         _ = await admission.admit(.all, deadline: .seconds(3))
         let waiting = Task { await admission.admit(.all, deadline: .seconds(3)) }
-        await eventually { admission.queued == 1 }
-        #expect(time.scheduledCount == 1, "one timer for the queue's next expiry")
+        // Its timer is armed just after it queued: one for the queue's next expiry.
+        await eventually { admission.queued == 1 && time.scheduledCount == 1 }
         for upstream in Upstream.allCases { admission.end(upstream, .answered(after: .milliseconds(20))) }
         #expect(await waiting.value == .admitted)
         #expect(admission.queued == 0)

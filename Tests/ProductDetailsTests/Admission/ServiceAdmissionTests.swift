@@ -23,7 +23,9 @@ struct ServiceAdmissionTests {
         let first = Task { await harness.detail("p1") }
         await products.waitForWaiters()
         let second = Task { await harness.detail("p2") }
-        await eventually { harness.service.admission?.queued == 1 }
+        // The queue's timer is armed just after the load queued: a test that moves time first
+        // would leave it armed past the new time, and the load waiting for ever.
+        await eventually { harness.service.admission?.queued == 1 && harness.time.scheduledCount == 1 }
         return (products, first, second)
     }
 
@@ -106,7 +108,7 @@ struct ServiceAdmissionTests {
         let products = harness.catalog.productPort.hold()
         let batch = Task { try await harness.service.details(ids: ["p1", "p2", "p1"], requestID: "batch") }
         await products.waitForWaiters()
-        await eventually { harness.service.admission?.queued == 1 }
+        await eventually { harness.service.admission?.queued == 1 && harness.time.scheduledCount == 1 }
         harness.time.advance(by: .milliseconds(101))
         await eventually { harness.events.all.contains("shed queue_timeout") }
         products.open()
