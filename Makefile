@@ -31,7 +31,8 @@ fleet: deps
 ## out of line), every Python script (scripts/python-check.sh: pyflakes), a build
 ## with warnings as errors, every test (scripts/swift-test.sh: on failure it ends with the issues, a
 ## short crash report and the tests left running), the running service against openapi.yaml and
-## the deploy files (scripts/contract-test.sh), the alert rules (promtool test rules) and every
+## the deploy files (scripts/contract-test.sh), heap allocations per answer against
+## Tests/Budgets/allocations.json (Tests/Budgets/budgets.py), the alert rules (promtool test rules) and every
 ## dashboard, alert and docs query against a real Prometheus scraping the service
 ## (scripts/prometheus-check.sh), then a short fuzz run (scripts/fuzz.sh). Installs what is
 ## missing; the Python tools install while the build runs. Each step's time is printed at the end.
@@ -55,6 +56,15 @@ bench-counts:
 	@scripts/install-deps.sh wrk nginx-light linux-perf redis-server
 	$(if $(DIR),,$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS))
 	python3 bench/counts.py $(or $(DIR),.build/release) --scenario $(or $(SCENARIO),hot)
+
+## Heap allocations per answer (healthz, hot, hot-gzip, miss, l2) against Tests/Budgets/allocations.json,
+## as `make test` checks them, on the same static release build; UPDATE=1 writes the measured counts.
+.PHONY: budgets
+budgets: deps
+	@scripts/install-deps.sh redis-server gcc libc6-dev
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) --static-swift-stdlib --scratch-path .build/static-contract --product product-details
+	$(SWIFT) build -c release $(RELEASE_BUILD_FLAGS) --static-swift-stdlib --scratch-path .build/static-contract --product catalog-stub
+	python3 Tests/Budgets/budgets.py --build .build/static-contract/release $(if $(UPDATE),--update)
 
 ## Gray-failure scenarios against the release build (bench/gray.py; not part of the tests): upstream
 ## hangs, slow first calls, healing; one PASS/FAIL row each. Extra service settings: GRAY_ARGS="HEDGE=off".

@@ -11,8 +11,10 @@
 #   3. swift build --build-tests -Xswiftc -warnings-as-errors
 #   4. scripts/swift-test.sh
 #   5. scripts/contract-test.sh, on the Dockerfile's release build (--static-swift-stdlib)
-#   6. scripts/prometheus-check.sh, on the same build
-#   7. scripts/fuzz.sh, FUZZ_SECONDS (10) per target
+#   6. Tests/Budgets/budgets.py: heap allocations per answer for healthz, hot, hot-gzip, miss and
+#      an L2 hit on the same build, against Tests/Budgets/allocations.json
+#   7. scripts/prometheus-check.sh, on the same build
+#   8. scripts/fuzz.sh, FUZZ_SECONDS (10) per target
 # Debian packages are installed before the background job starts: two apt-get runs at once would
 # fight over dpkg's lock.
 #
@@ -69,7 +71,7 @@ python3 scripts/docs-check.py
 python3 scripts/check-inlinable.py
 
 step "Debian packages"
-scripts/install-deps.sh libcap2-bin redis-server
+scripts/install-deps.sh libcap2-bin redis-server gcc libc6-dev
 python3 -c 'import ensurepip' 2>/dev/null || scripts/install-deps.sh python3-venv
 
 step "build --build-tests -warnings-as-errors (Python tools in the background)"
@@ -100,6 +102,9 @@ export BUILD_DIR=.build/static-contract RELEASE_FLAGS=--static-swift-stdlib
 
 step "contract-test"
 scripts/contract-test.sh
+
+step "allocation budgets"
+python3 Tests/Budgets/budgets.py --build "$BUILD_DIR/release"
 
 step "prometheus-check"
 scripts/prometheus-check.sh
