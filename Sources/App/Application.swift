@@ -93,7 +93,7 @@ package final class Application: Sendable {
             FleetRuntime(url: url, configuration: configuration, group: group, time: time, registry: metrics.registry, logger: logger)
         }
         let events = ServiceEventFanOut(
-            metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time), sharedCache: fleet?.telemetry,
+            metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time),
             breakerOpened: { upstream in client.failQueued(pool: upstream.rawValue) })
         let deflaters = LoopDeflaters(group: group)
         let service = ProductDetailsService(

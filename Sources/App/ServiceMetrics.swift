@@ -5,9 +5,8 @@ import Metrics
 import ProductDetails
 
 /// Every counter operators watch, under one prefix, in base units, with no product id as a label.
-/// It is also the domain's `ServiceEvents`, so the cache, the in-flight table and the retrier
-/// report straight into it.
-final class ServiceMetrics: ServiceEvents {
+/// The domain's events reach it through ``ServiceEventFanOut``, which says for each where it goes.
+final class ServiceMetrics: Sendable {
     let registry = MetricsRegistry(prefix: "product_details_")
     private let requestSeries: LoopLocal<RequestSeriesCache>
     /// Every upstream × outcome, made at start: the attempt path reads it without a lock.
@@ -193,7 +192,7 @@ final class ServiceMetrics: ServiceEvents {
         }
     }
 
-    // MARK: ServiceEvents
+    // MARK: Counted events (``ServiceEventFanOut`` calls these)
 
     /// Counts the attempt by outcome (`success` or the failure's label).
     func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {

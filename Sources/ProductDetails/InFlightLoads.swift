@@ -25,7 +25,7 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
 
     /// The most loads that may run at once.
     package nonisolated let maxLoads: Int
-    private let events: any ServiceEvents
+    private let events: any PageEvents
     /// Every running load by id, including detached ones.
     private var loads: [UInt64: Load] = [:]
     /// The one load per key that new callers may join.
@@ -37,7 +37,7 @@ package actor InFlightLoads<Key: Hashable & Sendable, Value: Sendable> {
     /// whether it would join a load (``isJoinable(_:)``).
     private nonisolated let joinableKeys = Mutex<Set<Key>>([])
 
-    package init(maxLoads: Int = .max, events: any ServiceEvents = NoEvents()) {
+    package init(maxLoads: Int = .max, events: any PageEvents = NoEvents()) {
         self.maxLoads = maxLoads
         self.events = events
     }

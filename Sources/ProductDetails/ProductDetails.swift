@@ -9,4 +9,5 @@
 // - Forgetting is generation-based: a load takes a `LoadToken` before it starts, and its store is
 //   refused if an invalidation overtook it; `InFlightLoads.detach` keeps later requests off it.
 // - Time is injected (`TimeSource`); tests use `ManualTimeSource` and never wait on the wall clock.
-// - Metrics flow out through `ServiceEvents`; the Metrics module implements it.
+// - Metrics flow out through the events each component reports to (`UpstreamEvents`, `PageEvents`,
+//   `AdmissionEvents`, `SharedCacheEvents`); the App module implements them, with no defaults.

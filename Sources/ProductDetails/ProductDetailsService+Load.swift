@@ -93,7 +93,7 @@ extension ProductDetailsService {
             var status = SharedCacheStatus(result: .request)
             switch await shared.claimCurrent(id: context.id) {
             case .claimed(let claim):
-                events.lease(.won)
+                shared.events.lease(.won)
                 return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
             case .heldElsewhere:
                 status.notStored = .leaseHeld

@@ -127,13 +127,13 @@ extension ProductDetailsService {
                 let claim = await shared.claim(id: id, generation: generation, deadline: deadline)
                 action = machine.claimAnswered(claim, now: time.now)
             case .pause(let pause, let lease):
-                if let lease { events.lease(lease) }
+                if let lease { shared.events.lease(lease) }
                 try await time.sleep(for: pause)
                 action = machine.pauseEnded(now: time.now)
             case .answerFresh(let document, let remaining, let status):
                 return .answered(LoadedDocument(document: document, storedFor: remaining, shared: status))
             case .answerStale(let document, let staleness, let status, let refresh, let lease):
-                if let lease { events.lease(lease) }
+                if let lease { shared.events.lease(lease) }
                 if let refresh {
                     // As with a stale L1 page: refreshed without waiters, on a deadline of its own.
                     let context = LoadContext(
@@ -146,10 +146,10 @@ extension ProductDetailsService {
                 }
                 return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
             case .load(let claim, let status, let lease):
-                if let lease { events.lease(lease) }
+                if let lease { shared.events.lease(lease) }
                 return .load(claim: claim, status: status)
             case .giveUp(let lease):
-                if let lease { events.lease(lease) }
+                if let lease { shared.events.lease(lease) }
                 throw ProductDetailsError.sharedLoadTimedOut
             }
         }

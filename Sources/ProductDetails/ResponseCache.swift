@@ -28,7 +28,7 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
     package let maxBytes: Int
     private let state: Locked<State>
     private let time: any TimeSource
-    private let events: any ServiceEvents
+    private let events: any PageEvents
     /// Nanoseconds an entry may be trusted as fresh whatever its TTL (`Int64.max`: no cap). Set
     /// while invalidations sent by other replicas may be missed (see ``capFreshness(to:)``).
     private let freshnessCapNanoseconds = Atomic<Int64>(.max)
@@ -39,7 +39,7 @@ package final class ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Se
         maxEntries: Int,
         maxBytes: Int,
         time: any TimeSource,
-        events: any ServiceEvents = NoEvents(),
+        events: any PageEvents = NoEvents(),
         invalidationMemory: Int = 16_384
     ) {
         self.maxEntries = maxEntries

@@ -3,6 +3,7 @@ import Locking
 import ProductDetails
 import PureTestSupport
 import Testing
+import TestSupport
 
 /// A request's log line counts the upstream work of the load it started, retries included, and
 /// none for a request that joined that load: the load tells the record of the request it was
@@ -15,8 +16,8 @@ struct RequestRecordTests {
     }
 
     @Test func theStarterLogsItsAttemptsAndAJoinerNone() async throws {
-        let joins = JoinCount()
-        try await InMemoryApp.with(settings: Self.settings, events: joins) { app in
+        let events = RecordingEvents()
+        try await InMemoryApp.with(settings: Self.settings, events: events) { app in
             app.upstream.hang(.products)
             let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
             let starter = Task {
@@ -24,7 +25,7 @@ struct RequestRecordTests {
             }
             await eventually { app.time.sleeperCount > 0 }  // its first product attempt hangs
             let joiner = Task { try await app.request("/products/p1", headers: [("X-Request-ID", "joiner")]) }
-            await eventually { joins.count == 1 }
+            await eventually { events.count("coalesced") == 1 }
             app.upstream.hang(.products, false)
             // The hung attempt times out, and its retry answers.
             await app.drive(until: { app.upstream.productCalls == 2 })
@@ -56,13 +57,4 @@ struct RequestRecordTests {
             #expect(line?["upstreamAttempts"] as? Int == 6)
         }
     }
-}
-
-/// Counts the requests that joined a load another had started.
-final class JoinCount: ServiceEvents {
-    private let joins = Locked(0)
-
-    var count: Int { joins.withLock { $0 } }
-
-    func coalesced() { joins.withLock { $0 += 1 } }
 }

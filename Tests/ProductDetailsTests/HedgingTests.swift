@@ -1,7 +1,8 @@
+@testable import ProductDetails
 import PureTestSupport
 import Synchronization
+import TestSupport
 import Testing
-@testable import ProductDetails
 import Timekeeping
 
 @Suite("Hedging")

@@ -1,9 +1,10 @@
 import Dispatch
 import Locking
+@testable import ProductDetails
 import PureTestSupport
 import Synchronization
+import TestSupport
 import Testing
-@testable import ProductDetails
 
 /// A load the test drives by hand: each start is counted and waits at a fresh gate.
 final class ScriptedLoads: Sendable {

@@ -1,8 +1,8 @@
 import Locking
 @testable import ProductDetails
+import TestSupport
 import Testing
 import Timekeeping
-import class TestSupport.InMemorySharedPageStore
 
 /// Replicas of a fleet in one process: services sharing one in-memory page store, one fake
 /// catalogue and one hand-moved time line, each with its own L1.

@@ -1,6 +1,7 @@
 import Dispatch
-import Testing
 @testable import ProductDetails
+import TestSupport
+import Testing
 import Timekeeping
 
 struct ResponseCacheTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import ProductDetails
+import TestSupport
+import Testing
 import Timekeeping
 
 struct RetrierTests {

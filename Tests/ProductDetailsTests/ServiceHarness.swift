@@ -1,5 +1,6 @@
-import Testing
 @testable import ProductDetails
+import TestSupport
+import Testing
 import Timekeeping
 
 /// A service wired to fake upstreams, a manual clock and recorded events.

@@ -53,48 +53,6 @@ final class Gate: Sendable {
     }
 }
 
-/// Records every event, for assertions.
-final class RecordingEvents: ServiceEvents {
-    private let log = Locked<[String]>([])
-
-    var all: [String] { log.withLock { $0 } }
-
-    func count(_ name: String) -> Int {
-        log.withLock { $0.filter { $0 == name }.count }
-    }
-
-    private func record(_ line: String) {
-        log.withLock { $0.append(line) }
-    }
-
-    func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {
-        record("attempt \(upstream.rawValue) \(failure?.label ?? "success")")
-    }
-    func upstreamGaveUp(_ upstream: Upstream, failure: UpstreamFailure, attempts: Int) {
-        record("gaveUp \(upstream.rawValue) \(failure.label) after \(attempts)")
-    }
-    func retry(_ upstream: Upstream, reason: String) { record("retry \(upstream.rawValue) \(reason)") }
-    func retryBudgetExhausted(_ upstream: Upstream) { record("budgetExhausted \(upstream.rawValue)") }
-    func cacheLookup(_ result: CacheResult) { record("cache \(result.rawValue)") }
-    func coalesced() { record("coalesced") }
-    func loadStarted() { record("loadStarted") }
-    func loadFinished() { record("loadFinished") }
-    func upstreamLoadStarted() { record("upstreamLoad") }
-    func loadCancelled() { record("loadCancelled") }
-    func eviction(reason: String) { record("eviction \(reason)") }
-    func upstreamBreaker(_ upstream: Upstream, _ state: CircuitBreaker.State) { record("breaker \(upstream.rawValue) \(state.label)") }
-    func hedge(_ upstream: Upstream, _ result: HedgeResult) { record("hedge \(upstream.rawValue) \(result.rawValue)") }
-    func partOmitted(_ part: DetailPart, _ reason: OmissionReason) { record("omitted \(part.rawValue) \(reason.rawValue)") }
-    func invalidated(_ scope: InvalidationScope) { record("invalidated \(scope.label) \(scope.ids.count)") }
-    func dependentPageDropped() { record("dependentDropped") }
-    func sharedRead(_ result: SharedReadResult) { record("read \(result.rawValue)") }
-    func lease(_ result: LeaseResult) { record("lease \(result.rawValue)") }
-    func sharedBreaker(_ state: CircuitBreaker.State) { record("shared breaker \(state.label)") }
-    func loadShed(_ reason: AdmissionRefusal) { record("shed \(reason.rawValue)") }
-    func shedding(_ started: Bool) { record(started ? "shedding started" : "shedding stopped") }
-    func retryShed(_ upstream: Upstream) { record("retryShed \(upstream.rawValue)") }
-}
-
 /// A time source whose sleeps return at once after moving time forward by the requested amount,
 /// recording each: for retry tests that check the delays chosen, not the waiting.
 final class SkippingTimeSource: TimeSource {

@@ -13,7 +13,7 @@ import TestSupport
 struct ServiceOnRedisTests {
     let server: RedisServer
     let catalog = CountingCatalog()
-    let events = FleetEventLog()
+    let events = RecordingEvents()
     let keys = SharedCacheKeys(prefix: "pd:\(RandomPrefix.next()):")
 
     init() async throws {
@@ -33,7 +33,7 @@ struct ServiceOnRedisTests {
         let shared = SharedCache(store: store, settings: settings, time: time, events: events)
         await shared.subscribed()
         let service = ProductDetailsService(
-            products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time, events: events,
+            products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time,
             shared: shared
         )
         return (service, runner)
@@ -48,21 +48,9 @@ struct ServiceOnRedisTests {
             #expect(answer.document.status == 200)
             #expect(answer.cache.shared?.result == .bypass)
         }
-        #expect(events.count("breaker open") == 1)
+        #expect(events.count("shared breaker open") == 1)
         #expect(await redis.sent.count - before == 3, "no Redis command while the breaker is open")
         #expect(catalog.calls("products") == 10)
         #expect(await replica.invalidate(.product("p1")) != .fleet(receivers: 0))
     }
-}
-
-/// Service events as lines, counted by tests.
-final class FleetEventLog: ServiceEvents {
-    private let lines = Locked<[String]>([])
-
-    func count(_ line: String) -> Int { lines.withLock { $0.filter { $0 == line }.count } }
-    var all: [String] { lines.withLock { $0 } }
-
-    func sharedRead(_ result: SharedReadResult) { lines.withLock { $0.append("read \(result.rawValue)") } }
-    func lease(_ result: LeaseResult) { lines.withLock { $0.append("lease \(result.rawValue)") } }
-    func sharedBreaker(_ state: CircuitBreaker.State) { lines.withLock { $0.append("breaker \(state.label)") } }
 }

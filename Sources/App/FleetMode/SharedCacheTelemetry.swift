@@ -4,7 +4,7 @@ import Redis
 /// The shared cache's events as the application hears them: every one is counted by its metrics;
 /// its breaker's changes and Redis's connections are also logged. Metrics only count; the lines
 /// are the log's.
-struct SharedCacheTelemetry: ServiceEvents {
+struct SharedCacheTelemetry: SharedCacheEvents {
     let metrics: SharedCacheMetrics
     let log: SharedCacheLog
 

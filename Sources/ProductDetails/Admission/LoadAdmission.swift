@@ -35,13 +35,13 @@ package final class LoadAdmission: TimerTarget, Sendable {
     package let policy: AdmissionMachine.Policy
     private let state: Locked<State>
     private let time: any TimeSource
-    private let events: any ServiceEvents
+    private let events: any AdmissionEvents
     private let load: (any LocalLoad)?
 
     /// - Parameter load: the caller's own load: a latency measured while it is saturated is not
     ///   the upstream's (``ConcurrencyLimit``).
     package init(
-        policy: AdmissionMachine.Policy = .init(), time: any TimeSource, events: any ServiceEvents = NoEvents(), load: (any LocalLoad)? = nil
+        policy: AdmissionMachine.Policy = .init(), time: any TimeSource, events: any AdmissionEvents = NoEvents(), load: (any LocalLoad)? = nil
     ) {
         self.policy = policy
         state = Locked(State(machine: AdmissionMachine(policy: policy)))
@@ -210,4 +210,17 @@ package final class LoadAdmission: TimerTarget, Sendable {
         }
         if stale { action.cancel() }
     }
+}
+
+/// What ``LoadAdmission`` reports: loads let through to the upstreams or refused room there.
+///
+/// Calls happen on request paths, never while a lock is held: implementations must be cheap and
+/// non-blocking.
+package protocol AdmissionEvents: Sendable {
+    /// A load was let through to its upstreams after waiting `waited` (zero: room was free).
+    func loadAdmitted(waited: Duration)
+    /// A load was refused room at its upstreams, and why.
+    func loadShed(_ reason: AdmissionRefusal)
+    /// Loads started (`true`) or stopped (`false`) being refused for want of upstream room.
+    func shedding(_ started: Bool)
 }

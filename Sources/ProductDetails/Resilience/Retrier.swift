@@ -23,7 +23,7 @@ package struct Retrier: Sendable {
     package let admission: LoadAdmission?
     private let time: any TimeSource
     private let random: @Sendable (ClosedRange<Double>) -> Double
-    private let events: any ServiceEvents
+    private let events: any UpstreamEvents
 
     package init(
         policy: RetryPolicy = RetryPolicy(),
@@ -33,7 +33,7 @@ package struct Retrier: Sendable {
         admission: LoadAdmission? = nil,
         time: any TimeSource,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) },
-        events: any ServiceEvents = NoEvents()
+        events: any UpstreamEvents = NoEvents()
     ) {
         self.policy = policy
         self.budget = budget

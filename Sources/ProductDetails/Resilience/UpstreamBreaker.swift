@@ -19,9 +19,9 @@ package final class UpstreamBreaker: Sendable {
     package let upstream: Upstream
     private let breaker: Locked<CircuitBreaker>
     private let time: any TimeSource
-    private let events: any ServiceEvents
+    private let events: any UpstreamEvents
 
-    package init(upstream: Upstream, policy: CircuitBreaker.Policy, time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+    package init(upstream: Upstream, policy: CircuitBreaker.Policy, time: any TimeSource, events: any UpstreamEvents = NoEvents()) {
         self.upstream = upstream
         self.breaker = Locked(CircuitBreaker(policy: policy))
         self.time = time

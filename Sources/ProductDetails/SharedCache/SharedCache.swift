@@ -11,11 +11,11 @@ package final class SharedCache: Sendable {
     package let store: any SharedPageStore
     package let settings: SharedCacheSettings
     let time: any TimeSource
-    let events: any ServiceEvents
+    let events: any SharedCacheEvents
     private let breaker: Locked<CircuitBreaker>
     private let invalidations: Locked<SharedInvalidationLog>
 
-    package init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any ServiceEvents = NoEvents()) {
+    package init(store: any SharedPageStore, settings: SharedCacheSettings = SharedCacheSettings(), time: any TimeSource, events: any SharedCacheEvents = NoEvents()) {
         self.store = store
         self.settings = settings
         self.time = time
@@ -256,4 +256,19 @@ extension CacheLookup {
         if case .fresh = self { return true }
         return false
     }
+}
+
+/// What the shared cache (fleet mode) reports: its reads, its breaker, and this replica's part in
+/// fleet-wide loads. The service reports a lease through ``SharedCache/events``, so every shared
+/// cache event takes one route to one sink.
+///
+/// Calls happen on request paths, never while a lock is held: implementations must be cheap and
+/// non-blocking.
+package protocol SharedCacheEvents: Sendable {
+    /// The shared cache was read.
+    func sharedRead(_ result: SharedReadResult)
+    /// This replica took part in a fleet-wide load.
+    func lease(_ result: LeaseResult)
+    /// The shared cache's circuit breaker changed state.
+    func sharedBreaker(_ state: CircuitBreaker.State)
 }

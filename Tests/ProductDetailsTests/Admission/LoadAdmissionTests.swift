@@ -1,6 +1,7 @@
-import PureTestSupport
-import Testing
 @testable import ProductDetails
+import PureTestSupport
+import TestSupport
+import Testing
 import Timekeeping
 
 /// The admission shell on the manual clock: parked loads resume when room comes, when their
