@@ -98,7 +98,7 @@ package final class Application: Sendable {
         let deflaters = LoopDeflaters(group: group)
         let service = ProductDetailsService(
             products: upstreams, reviews: upstreams, suggestions: upstreams, settings: configuration.service,
-            time: time, events: events, shared: fleet?.shared, compressor: deflaters, load: LoopLoad())
+            time: time, events: events, loads: fleet?.loads ?? LocalLoads(), compressor: deflaters, load: LoopLoad())
         fleet?.start(service: service, loop: group.loops[0], time: time)
         let readiness = Readiness()
         let front = AppRoutes.front(

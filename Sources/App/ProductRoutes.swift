@@ -25,11 +25,11 @@ struct ProductRoutes {
                 context.record?.answered(from: answer.cache)
                 return .now(Self.response(for: answer, request: request, ttl: service.settings.ttl, surrogateKeyHeader: surrogateKeyHeader))
             case .pending(let pending):
-                guard service.shared != nil else { return .later(Self.handler(after: pending, service, surrogateKeyHeader)) }
-                // In fleet mode a page not in L1 may be an L2 hit: one Redis reply read on this
-                // loop answers it, with no task; anything else goes on in one, from that look.
+                guard service.looksFirst else { return .later(Self.handler(after: pending, service, surrogateKeyHeader)) }
+                // In fleet mode a page not in L1 may be a shared-cache hit: one Redis reply read on
+                // this loop answers it, with no task; anything else goes on in one, from that look.
                 return .deferred { promise in
-                    let cancel = service.lookInSharedCache(pending) { lookup in
+                    let cancel = service.firstLook(pending) { lookup in
                         switch lookup {
                         case .answered(let answer):
                             let record = promise.record

@@ -3,7 +3,7 @@
 /// A value, not a closure around the in-flight table's ``InFlightLoads/EarlyAnswer``: the load's
 /// trace is set here, and only a fleet load adds a step (sharing the page, or saying what the
 /// shared cache did), so a single node's load gets one without an allocation.
-struct AnswerEarly: Sendable {
+package struct AnswerEarly: Sendable {
     typealias Prepare = nonisolated(nonsending) @Sendable (LoadedDocument) async -> LoadedDocument
 
     private let deliver: InFlightLoads<String, LoadedDocument>.EarlyAnswer

@@ -5,7 +5,7 @@
 /// closures and child tasks, and each step, and a struct copy retains every reference it holds
 /// (the request id, the trace, the observer, the token, the executor) where a class copy retains
 /// one.
-final class LoadContext: Sendable {
+package final class LoadContext: Sendable {
     let id: String
     /// The request that started the load: passed upstream as `X-Request-ID`.
     let requestID: String

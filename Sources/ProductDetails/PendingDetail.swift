@@ -7,6 +7,6 @@ package struct PendingDetail: Sendable {
     /// The client's `no-cache`: a load this request starts skips the shared cache too.
     var noCache = false
     /// The request's first look at the shared cache, when it was taken without a task
-    /// (``ProductDetailsService/lookInSharedCache(_:completion:)``): the load goes on from it.
+    /// (``ProductDetailsService/firstLook(_:completion:)``): the load goes on from it.
     var begun: BegunSharedPhase?
 }

@@ -1,38 +1,3 @@
-/// The result of one load, shared by every request that waited for it.
-struct LoadedDocument: Sendable {
-    let document: CachedDocument
-    /// The TTL it was stored with; `nil` when it was not stored (caching off, or invalidated).
-    let storedFor: Duration?
-    /// The trace its upstream calls carried, kept as numbers: its id is written out as text only
-    /// for a request that joined the load (``DetailAnswer/loadTraceID``), not for every load.
-    var trace: TraceContext?
-    /// Set when the document is served stale (from the shared cache, while another replica
-    /// refreshes it): how long it has been stale.
-    var staleAge: Duration?
-    /// The shared cache's part, in fleet mode.
-    var shared: SharedCacheStatus?
-    /// What to share with the fleet: the document with its windows, when it was cacheable.
-    var page: SharedPage?
-    /// Set when the page was answered without waiting for an optional part (its grace ended, or
-    /// its breaker is open).
-    var withoutWaiting: OmissionReason?
-    /// The page was answered without a part still on its way: it is completed when that part
-    /// arrives (``ProductDetailsService/completeLate(_:with:_:_:)``).
-    var completesLater = false
-
-    init(document: CachedDocument, storedFor: Duration?, staleAge: Duration? = nil, shared: SharedCacheStatus? = nil, page: SharedPage? = nil) {
-        self.document = document
-        self.storedFor = storedFor
-        self.staleAge = staleAge
-        self.shared = shared
-        self.page = page
-    }
-}
-
-/// Runs when a load's late optional parts have arrived: with the completed page, or `nil` when
-/// there is nothing new to store (the parts failed, or an invalidation overtook the load).
-typealias LateCompletion = nonisolated(nonsending) @Sendable (LoadedDocument?) async -> Void
-
 extension ProductDetailsService {
     /// Fetches the three parts at once, merges and encodes them, and stores the result.
     ///
@@ -49,114 +14,11 @@ extension ProductDetailsService {
         // it too, so a waiter that gives up does not start a second deadline of its own.
         let context = LoadContext(
             id: id, requestID: requestID, trace: trace, observer: observer, token: begun?.token ?? cache.loadToken(for: id),
-            stamp: begun.map(\.stamp) ?? shared?.stamp, deadline: begun?.deadline ?? time.now + settings.requestDeadline,
+            stamp: begun.map(\.stamp) ?? loads.stamp, deadline: begun?.deadline ?? time.now + settings.requestDeadline,
             executor: executor, background: background)
         let answerEarly = early.map { AnswerEarly($0, trace: trace) }
-        // Without a shared cache a load is its upstream calls: no frame for the fleet's phases.
-        var loaded = shared == nil
-            ? try await loadFromUpstreams(context, answerEarly: answerEarly)
-            : try await loadUntraced(context, readsShared: readsShared, answerEarly: answerEarly, begun: begun)
+        var loaded = try await loads.load(context, readsShared: readsShared, answerEarly: answerEarly, begun: begun, in: self)
         loaded.trace = trace
-        return loaded
-    }
-
-    /// Outlined: its frame (the fleet's phases) is large, and a single node's load never needs it.
-    @inline(never)
-    private func loadUntraced(
-        _ context: LoadContext, readsShared: Bool, answerEarly: AnswerEarly?, begun: BegunSharedPhase?
-    ) async throws -> LoadedDocument {
-        guard let shared else {
-            return try await loadFromUpstreams(context, answerEarly: answerEarly)
-        }
-        func withStatus(_ status: SharedCacheStatus) -> AnswerEarly? {
-            answerEarly?.preparing { loaded in
-                var loaded = loaded
-                loaded.shared = status
-                return loaded
-            }
-        }
-        /// A load for this replica alone, the shared cache's part told by `status`.
-        func alone(_ status: SharedCacheStatus) async throws -> LoadedDocument {
-            var loaded = try await loadFromUpstreams(context, answerEarly: withStatus(status))
-            loaded.shared = status
-            return loaded
-        }
-        guard context.stamp != nil else {
-            // The fleet's invalidation log was not read since the last subscription: a message
-            // may have been missed, so no shared page can be vouched for, nor one stored.
-            return try await alone(SharedCacheStatus(result: .bypass, notStored: .unavailable))
-        }
-        guard readsShared else {
-            // A client's no-cache asks for the origin's answer, not another replica's copy; the
-            // answer is shared, under the lease like any load, so that no replica keeps serving
-            // the copy it replaces. A lease another replica holds is not waited for.
-            var status = SharedCacheStatus(result: .request)
-            switch await shared.claimCurrent(id: context.id) {
-            case .claimed(let claim):
-                shared.events.lease(.won)
-                return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
-            case .heldElsewhere:
-                status.notStored = .leaseHeld
-            case .unavailable:
-                status.notStored = .unavailable
-            }
-            return try await alone(status)
-        }
-        switch try await sharedPhase(context, shared: shared, begun: begun) {
-        case .answered(let loaded):
-            return loaded
-        case .load(nil, let status):
-            return try await alone(status)
-        case .load(let claim?, let status):
-            return try await loadUnderLease(context, claim: claim, shared: shared, status: status, answerEarly: answerEarly)
-        }
-    }
-
-    /// Loads from the upstreams while holding the product's lease (renewed meanwhile), then
-    /// stores the page for the fleet, or gives the lease up when there is nothing to store.
-    ///
-    /// A page answered before a late optional part is stored at once and the lease kept (still
-    /// renewed) until that part arrives: then the completed page is stored and the lease goes,
-    /// so the fleet gets the complete page from this one load, as this replica does.
-    func loadUnderLease(
-        _ context: LoadContext, claim: SharedClaim, shared: SharedCache, status: SharedCacheStatus, answerEarly: AnswerEarly? = nil
-    ) async throws -> LoadedDocument {
-        var status = status
-        let renewal = keepRenewing(claim, in: shared)
-        // The page answered without a late part is shared at once; the lease stays for the
-        // completed one, which `whenComplete` stores (releasing it), or gives the lease up.
-        let early = answerEarly?.preparing { [status] loaded in
-            var loaded = loaded
-            var status = status
-            if let page = loaded.page { status.stored = await shared.store(page, under: claim, keepingLease: true) }
-            loaded.shared = status
-            return loaded
-        }
-        let whenComplete: LateCompletion = { completed in
-            if let page = completed?.page {
-                _ = await shared.store(page, under: claim)
-            } else {
-                await shared.release(claim)
-            }
-        }
-        var loaded: LoadedDocument
-        do {
-            loaded = try await loadFromUpstreams(context, answerEarly: early, whenComplete: whenComplete)
-        } catch {
-            renewal.cancel()
-            // Not on this task, which may be cancelled: the lease must go so a waiter takes over now.
-            Task { await shared.release(claim) }
-            throw error
-        }
-        renewal.cancel()
-        if !loaded.completesLater {
-            if let page = loaded.page {
-                status.stored = await shared.store(page, under: claim)
-            } else {
-                Task { await shared.release(claim) }
-            }
-        }
-        loaded.shared = status
         return loaded
     }
 
@@ -165,7 +27,7 @@ extension ProductDetailsService {
     /// left out of a page given to the waiters at once (`answerEarly`), and the load goes on: the
     /// completed page is stored when the part arrives (``completeLate(_:with:_:_:)``, then
     /// `whenComplete`, in fleet mode to share it). Without `answerEarly` the load waits for them.
-    private func loadFromUpstreams(
+    func loadFromUpstreams(
         _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
     ) async throws -> LoadedDocument {
         let room = try await admit(context)
@@ -314,8 +176,8 @@ extension ProductDetailsService {
             dependencies: document.dependencies, token: context.token
         )
         // A load an invalidation overtook here is not shared either; the store would refuse it
-        // anyway. Nor is one whose stamp could not be had (fleet mode, before the log was read).
-        let shareable = stored && (shared == nil || context.stamp != nil)
+        // anyway. Nor is one without a stamp: a single node's, or a fleet load before the log was read.
+        let shareable = stored && context.stamp != nil
         return LoadedDocument(document: document, storedFor: stored ? ttl : nil, page: shareable ? page : nil)
     }
 

@@ -26,13 +26,14 @@ package final class ProductDetailsService: Sendable {
     let suggestionRetrier: Retrier
     /// Room at the upstreams for each load (``LoadAdmission``); `nil` when `settings.admission` is.
     package let admission: LoadAdmission?
-    /// The cache the fleet shares; `nil` on a single node.
-    package let shared: SharedCache?
+    /// Where a page the local cache could not answer comes from (``LoadPath``).
+    let loads: any LoadPath
     /// Gives pages their gzip variant as they are stored into L1; `nil`: identity only.
     let compressor: (any PageCompressor)?
 
     /// - Parameters:
     ///   - cache: a cache to share or inspect; built from `settings` when `nil`.
+    ///   - loads: the load path: this node's upstreams (``LocalLoads``), or the fleet's first.
     ///   - load: this process's own load, which hedging heeds (``LocalLoad``).
     ///   - random: the jitter source for retry backoff (inject a fixed one in tests).
     package init(
@@ -43,12 +44,12 @@ package final class ProductDetailsService: Sendable {
         time: any TimeSource = ClockTimeSource(),
         events: any ServiceEvents = NoEvents(),
         cache: ResponseCache<String, CachedDocument>? = nil,
-        shared: SharedCache? = nil,
+        loads: any LoadPath = LocalLoads(),
         compressor: (any PageCompressor)? = nil,
         load: (any LocalLoad)? = nil,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
-        self.shared = shared
+        self.loads = loads
         self.compressor = compressor
         self.settings = settings
         self.products = products
@@ -164,18 +165,21 @@ package final class ProductDetailsService: Sendable {
             begun: pending.begun)
     }
 
+    /// Whether a request that will load may first look without a task (``firstLook(_:completion:)``):
+    /// in fleet mode, at the shared cache.
+    package var looksFirst: Bool { loads.looksFirst }
+
     /// The first step of ``detail(after:requestID:trace:observer:executor:)`` for a request that
-    /// will load, taken on the caller's event loop with no task: its look at the shared cache.
-    /// `completion` runs on that loop with `.answered` for an L2 hit, else `.pending` with the
-    /// look, for `detail(after:…)` to go on from in a task. Returns what cancels the look (a
-    /// client that left; `completion` then runs at once, with `.pending`), or `nil` when there
-    /// is no such look (no shared cache, a stale page to serve, a `no-cache` request, a load to
-    /// join, a store that cannot from this thread): `completion` never runs, and
-    /// `detail(after:…)` does it all.
-    package func lookInSharedCache(_ pending: PendingDetail, completion: @escaping @Sendable (DetailLookup) -> Void) -> (() -> Void)? {
-        guard let shared, !pending.noCache, pending.begun == nil, Self.isValidID(pending.id) else { return nil }
-        if case .stale(_, _, revalidate: true, _)? = pending.cached { return nil }
-        return beginSharedPhase(pending, shared: shared, completion: completion)
+    /// will load, taken on the caller's event loop with no task: in fleet mode its look at the
+    /// shared cache. `completion` runs on that loop with `.answered` for a shared-cache hit, else
+    /// `.pending` with the look, for `detail(after:…)` to go on from in a task. Returns what
+    /// cancels the look (a client that left; `completion` then runs at once, with `.pending`), or
+    /// `nil` when there is no such look (a single node, a stale page to serve, a `no-cache`
+    /// request, a load to join, a store that cannot from this thread): `completion` never runs,
+    /// and `detail(after:…)` does it all.
+    package func firstLook(_ pending: PendingDetail, completion: @escaping @Sendable (DetailLookup) -> Void) -> (() -> Void)? {
+        guard Self.isValidID(pending.id) else { return nil }
+        return loads.firstLook(pending, in: self, completion: completion)
     }
 
     private func hit(_ document: CachedDocument, remaining: Duration) -> DetailAnswer {
@@ -192,8 +196,7 @@ package final class ProductDetailsService: Sendable {
         events.invalidated(scope)
         dropCachedCopies(scope)
         await stopJoiningLoads(scope)
-        guard let shared else { return .local }
-        return InvalidationReach(await shared.invalidate(scope))
+        return await loads.invalidate(scope)
     }
 
     /// Caps how long a locally cached page counts as fresh (`nil` lifts it): in fleet mode, while
@@ -246,10 +249,10 @@ package final class ProductDetailsService: Sendable {
         readsShared: Bool = true, begun: BegunSharedPhase? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
         var begun = begun
-        if begun == nil, readsShared, let shared {
-            begun = await beginSharedPhase(id: id, shared: shared)
+        if begun == nil, readsShared, loads.looksFirst {
+            begun = await loads.begin(id: id, in: self)
         }
-        if let begun, let answer = answer(of: begun) { return answer }
+        if let answer = begun?.freshAnswer(counting: events) { return answer }
         let failure: ProductDetailsError
         do {
             // Only the load this request starts runs this closure: a request that joins one

@@ -19,6 +19,8 @@ struct InMemoryApp {
     let loop: EventLoop
     /// Fleet mode: the shared cache, in memory; `nil` on a single node.
     let sharedStore: InMemorySharedPageStore?
+    /// The service's shared cache, in fleet mode.
+    let sharedCache: SharedCache?
     /// Gives pages their gzip variant, and batches and `/metrics` theirs, as production does (off
     /// the loop: a compressor per body).
     let pageCompressor: LoopDeflaters
@@ -60,7 +62,7 @@ struct InMemoryApp {
         let logger = Logger(minimum: logLevel, writer: writer)
         sharedStore = fleet ? InMemorySharedPageStore(time: time) : nil
         pageCompressor = LoopDeflaters(group: group)
-        service = Self.replica(
+        (service, sharedCache) = Self.replica(
             upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor, events: events)
         front = AppRoutes.front(
             service: service, readiness: Readiness(), metrics: ServiceMetrics(group: group), logger: logger, adminToken: adminToken,
@@ -71,16 +73,19 @@ struct InMemoryApp {
     private static func replica(
         upstream: InMemoryUpstream, settings: ServiceSettings, time: ManualTimeSource, store: InMemorySharedPageStore?,
         compressor: LoopDeflaters, events: any ServiceEvents = NoEvents()
-    ) -> ProductDetailsService {
-        ProductDetailsService(
+    ) -> (ProductDetailsService, SharedCache?) {
+        let shared = store.map { SharedCache(store: $0, time: time) }
+        let loads: any LoadPath = if let shared { FleetLoads(shared) } else { LocalLoads() }
+        let service = ProductDetailsService(
             products: upstream, reviews: upstream, suggestions: upstream, settings: settings, time: time, events: events,
-            shared: store.map { SharedCache(store: $0, time: time) }, compressor: compressor, random: { $0.lowerBound })
+            loads: loads, compressor: compressor, random: { $0.lowerBound })
+        return (service, shared)
     }
 
     /// Another replica of this app's fleet: its own L1, the app's upstream, shared cache and time.
     func otherReplica(settings: ServiceSettings = ServiceSettings()) async -> ProductDetailsService {
-        let replica = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor)
-        await replica.shared?.subscribed()
+        let (replica, shared) = Self.replica(upstream: upstream, settings: settings, time: time, store: sharedStore, compressor: pageCompressor)
+        await shared?.subscribed()
         return replica
     }
 
@@ -97,7 +102,7 @@ struct InMemoryApp {
             group: group, settings: settings, adminToken: adminToken, surrogateKeyHeader: surrogateKeyHeader, fleet: fleet, events: events,
             logLevel: logLevel)
         // As a running replica, it has read the fleet's invalidation log.
-        await app.service.shared?.subscribed()
+        await app.sharedCache?.subscribed()
         let outcome: Result<Void, any Error>
         do {
             try await body(app)

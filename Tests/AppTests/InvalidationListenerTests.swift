@@ -4,6 +4,7 @@ import Metrics
 import ProductDetails
 import Redis
 import Testing
+import TestSupport
 
 /// What the invalidation subscription's events do to L1, on the hand-moved time line: the same
 /// listener fleet mode subscribes with, driving a service answered in memory.
@@ -20,7 +21,8 @@ struct InvalidationListenerTests {
             defer { _ = writer.close(within: .seconds(1)) }
             let log = SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: app.time)
             let listener = InvalidationListener(
-                service: app.service, metrics: SharedCacheMetrics(registry: MetricsRegistry()), log: log,
+                service: app.service, shared: app.sharedCache ?? SharedCache(store: InMemorySharedPageStore(time: app.time), time: app.time),
+                metrics: SharedCacheMetrics(registry: MetricsRegistry()), log: log,
                 disconnectedFreshness: cap)
             app.service.capLocalFreshness(to: cap)
             try await body(app, listener)
@@ -97,7 +99,7 @@ struct InvalidationListenerTests {
     @Test func theSendersOwnMessageDoesNotDropTheReloadedPage() async throws {
         try await Self.withListener(fleet: true) { app, listener in
             listener.handle(.subscribed(isResubscription: false))
-            await app.drive(until: { app.service.shared?.knowsHistory == true })
+            await app.drive(until: { app.sharedCache?.knowsHistory == true })
             _ = try await app.request("/products/p1")
             #expect(try await app.delete("/cache/products/p1").status == 204)
             #expect(!(try await app.request("/products/p1").immediate), "reloaded")

@@ -30,7 +30,7 @@ struct PageCompressionTests {
         var settings = ServiceSettings(gzipMinBytes: minBytes)
         settings.hedging = nil
         return ProductDetailsService(
-            products: catalog, reviews: catalog, suggestions: catalog, settings: settings, time: time, shared: shared,
+            products: catalog, reviews: catalog, suggestions: catalog, settings: settings, time: time, loads: loadPath(shared),
             compressor: compressor, random: { $0.lowerBound })
     }
 
@@ -119,7 +119,7 @@ struct PageCompressionTests {
         var plainSettings = ServiceSettings(gzipMinBytes: 64)
         plainSettings.hedging = nil
         let plainLoader = ProductDetailsService(
-            products: catalog, reviews: catalog, suggestions: catalog, settings: plainSettings, time: time, shared: plainShared,
+            products: catalog, reviews: catalog, suggestions: catalog, settings: plainSettings, time: time, loads: FleetLoads(plainShared),
             random: { $0.lowerBound })
         #expect(try await plainLoader.detail(id: "p2").document.gzip == nil)
         let third = FakeCompressor()

@@ -15,7 +15,7 @@ struct Replicas {
     private let settings: ServiceSettings
 
     /// `answersWithoutTask`: whether the store's peek answers through a callback, as Redis's does
-    /// on an event loop (``ProductDetailsService/lookInSharedCache(_:completion:)``).
+    /// on an event loop (``ProductDetailsService/firstLook(_:completion:)``).
     init(shared: SharedCacheSettings = SharedCacheSettings(), service: ServiceSettings = ServiceSettings(), answersWithoutTask: Bool = true) {
         self.shared = shared
         var settings = service
@@ -34,14 +34,14 @@ struct Replicas {
         await sharedCache.subscribed()
         return ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: settings, time: time, events: events,
-            shared: sharedCache, random: { $0.lowerBound })
+            loads: FleetLoads(sharedCache), random: { $0.lowerBound })
     }
 
     /// What the subscription does on each of `replicas` when the last invalidation's message
     /// arrives (the in-memory store publishes nothing).
     func deliver(_ scope: InvalidationScope, to replicas: [ProductDetailsService]) async {
         for replica in replicas {
-            replica.shared?.received(store.lastSequence, scope)
+            replica.sharedCache?.received(store.lastSequence, scope)
             replica.dropCachedCopies(scope)
             await replica.stopJoiningLoads(scope)
         }
@@ -70,4 +70,14 @@ struct Replicas {
             return try await replica.detail(id: id, noCache: noCache, requestID: "req-\(id)")
         }
     }
+}
+
+extension ProductDetailsService {
+    /// The shared cache of a replica's load path; `nil` on a single node.
+    var sharedCache: SharedCache? { (loads as? FleetLoads)?.shared }
+}
+
+/// The load path of a replica in `shared`'s fleet, or a single node's when it is `nil`.
+func loadPath(_ shared: SharedCache?) -> any LoadPath {
+    if let shared { FleetLoads(shared) } else { LocalLoads() }
 }

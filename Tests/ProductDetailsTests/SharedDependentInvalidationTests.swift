@@ -45,7 +45,7 @@ struct SharedDependentInvalidationTests {
         let fleet = Replicas()
         let replica = await fleet.replica()
         _ = await replica.invalidate(.product("a-s1"))
-        let shared = try #require(replica.shared)
+        let shared = try #require(replica.sharedCache)
         #expect(!shared.received(fleet.store.lastSequence, .product("a-s1")))
         #expect(!shared.received(fleet.store.lastSequence - 1, .product("a-s1")))
         #expect(shared.received(fleet.store.lastSequence + 1, .products(["a-s1", "b"])))
@@ -69,7 +69,7 @@ struct SharedDependentInvalidationTests {
         _ = await first.invalidate(.product("a-s1"))
         // The second replica was not subscribed when the message went out.
         await fleet.deliver(.product("a-s1"), to: [first])
-        await second.shared?.subscribed()
+        await second.sharedCache?.subscribed()
         #expect(try await second.detail(id: "a").cache.shared?.result == .miss)
         #expect(fleet.catalog.productPort.callCount == 2)
     }
@@ -82,7 +82,7 @@ struct SharedDependentInvalidationTests {
         _ = try await first.detail(id: "a")
         let shared = SharedCache(store: fleet.store, time: fleet.time)
         let late = ProductDetailsService(
-            products: fleet.catalog, reviews: fleet.catalog, suggestions: fleet.catalog, time: fleet.time, shared: shared,
+            products: fleet.catalog, reviews: fleet.catalog, suggestions: fleet.catalog, time: fleet.time, loads: FleetLoads(shared),
             random: { $0.lowerBound })
         #expect(!shared.knowsHistory)
         let calls = fleet.store.calls

@@ -4,7 +4,7 @@ import Testing
 import Timekeeping
 
 /// A request's first look at the shared cache taken on its event loop with no task
-/// (``ProductDetailsService/lookInSharedCache(_:completion:)``): an L2 hit answered through the
+/// (``ProductDetailsService/firstLook(_:completion:)``): an L2 hit answered through the
 /// callback, anything else handed to the load with the look already taken.
 @Suite("A shared look without a task")
 struct SharedLookWithoutTaskTests {
@@ -16,7 +16,7 @@ struct SharedLookWithoutTaskTests {
             return nil
         }
         let given = Locked<DetailLookup?>(nil)
-        guard replica.lookInSharedCache(pending, completion: { lookup in given.withLock { $0 = lookup } }) != nil else { return nil }
+        guard replica.firstLook(pending, completion: { lookup in given.withLock { $0 = lookup } }) != nil else { return nil }
         let lookup: DetailLookup? = given.withLock { $0 }
         let answered: DetailLookup = try #require(lookup, "the in-memory store answers before the look returns")
         return answered
@@ -81,7 +81,7 @@ struct SharedLookWithoutTaskTests {
         #expect(try Self.look(other, "p4") == nil)
         #expect(taskOnly.store.calls == before)
         // The admission the refused look took was handed back: the breaker still lets calls go.
-        #expect(other.shared?.breakerState == .closed)
+        #expect(other.sharedCache?.breakerState == .closed)
     }
 
     @Test func anOpenBreakerAnswersTheLookAtOnceWithoutAskingTheStore() async throws {
@@ -94,7 +94,7 @@ struct SharedLookWithoutTaskTests {
                 return
             }
         }
-        #expect(replica.shared?.breakerState == .open)
+        #expect(replica.sharedCache?.breakerState == .open)
         let before = fleet.store.calls
         guard case .pending(let pending)? = try Self.look(replica, "p5") else {
             Issue.record("an open breaker must hand on to the load")

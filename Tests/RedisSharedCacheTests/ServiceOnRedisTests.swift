@@ -34,7 +34,7 @@ struct ServiceOnRedisTests {
         await shared.subscribed()
         let service = ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog, settings: serviceSettings, time: time,
-            shared: shared
+            loads: FleetLoads(shared)
         )
         return (service, runner)
     }

@@ -18,6 +18,8 @@ final class FleetRuntime: Sendable {
     let keys: SharedCacheKeys
     let client: RedisClient
     let shared: SharedCache
+    /// The service's load path in fleet mode: the shared cache first.
+    var loads: any LoadPath { FleetLoads(shared) }
     /// The shared cache's metrics and log lines.
     let telemetry: SharedCacheTelemetry
     private let settings: SharedCacheSettings
@@ -55,7 +57,7 @@ final class FleetRuntime: Sendable {
         service.capLocalFreshness(to: settings.disconnectedFreshness)
         client.start()
         let listener = InvalidationListener(
-            service: service, metrics: telemetry.metrics, log: telemetry.log, disconnectedFreshness: settings.disconnectedFreshness)
+            service: service, shared: shared, metrics: telemetry.metrics, log: telemetry.log, disconnectedFreshness: settings.disconnectedFreshness)
         let subscription = RedisSubscription(
             url: url, channels: [keys.invalidationChannel], loop: loop, time: time, observer: telemetry.redisObserver, client: client,
             onEvent: listener.handle)

@@ -12,6 +12,7 @@ import Redis
 /// shares a load, and the dropped copies already keep loads begun before from being stored.
 struct InvalidationListener: Sendable {
     let service: ProductDetailsService
+    let shared: SharedCache
     let metrics: SharedCacheMetrics
     let log: SharedCacheLog
     /// L1's freshness while invalidations may be missed (`REDIS_DISCONNECTED_FRESHNESS_MS`).
@@ -27,7 +28,7 @@ struct InvalidationListener: Sendable {
             service.capLocalFreshness(to: nil)
             // Until the fleet's log is read, shared pages that show other products are not
             // served: an invalidation of one of them may have been missed.
-            if let shared = service.shared { Task { await shared.subscribed() } }
+            Task { await shared.subscribed() }
             metrics.subscription(active: true)
             if isResubscription {
                 metrics.flushed(because: "resubscribed")
@@ -38,7 +39,7 @@ struct InvalidationListener: Sendable {
             guard let (sequence, scope) = InvalidationScope.message(payload) else { return }
             // This replica's own invalidation, known from Redis's answer: its copies went before
             // it was sent, and dropping them again would refuse the reloads begun since.
-            guard service.shared?.received(sequence, scope) ?? true else {
+            guard shared.received(sequence, scope) else {
                 metrics.received(scope)
                 return
             }

@@ -6,30 +6,32 @@ enum SharedPhase: Sendable {
     case load(claim: SharedClaim?, status: SharedCacheStatus)
 }
 
-extension ProductDetailsService {
-    /// A request's own first look at the shared cache, before it joins or starts a load: an L2
-    /// hit is answered by the request itself, with no load task, no in-flight entry and no
-    /// lease. `nil` when this replica already loads `id` (the request joins that load, which
+extension FleetLoads {
+    /// A request's own first look at the shared cache, before it joins or starts a load: a
+    /// shared-cache hit is answered by the request itself, with no load task, no in-flight entry
+    /// and no lease. `nil` when this replica already loads `id` (the request joins that load, which
     /// looked), or has not read the fleet's invalidation log (nothing shared can be vouched for).
-    func beginSharedPhase(id: String, shared: SharedCache) async -> BegunSharedPhase? {
-        guard let look = startLook(id: id, shared: shared) else { return nil }
-        return begun(look, after: await shared.peek(id: id, deadline: look.readDeadline))
+    package func begin(id: String, in service: ProductDetailsService) async -> BegunSharedPhase? {
+        guard let look = startLook(id: id, in: service) else { return nil }
+        return begun(look, after: await shared.peek(id: id, deadline: look.readDeadline), in: service)
     }
 
-    /// The look ``beginSharedPhase(id:shared:)`` takes for `pending`, without a task:
+    /// The look ``begin(id:in:)`` takes for `pending`, without a task:
     /// `completion` runs on the caller's loop with what the look ends in
     /// (``lookup(after:_:)``), perhaps before this returns. Returns what cancels the look, or
     /// `nil` when there is no look to take or the store cannot take it from this thread
     /// (`completion` then never runs). One ``SharedFirstLook`` carries it to the store's reply.
-    func beginSharedPhase(
-        _ pending: PendingDetail, shared: SharedCache, completion: @escaping @Sendable (DetailLookup) -> Void
+    package func firstLook(
+        _ pending: PendingDetail, in service: ProductDetailsService, completion: @escaping @Sendable (DetailLookup) -> Void
     ) -> (() -> Void)? {
-        guard let look = startLook(id: pending.id, shared: shared) else { return nil }
+        guard !pending.noCache, pending.begun == nil else { return nil }
+        if case .stale(_, _, revalidate: true, _)? = pending.cached { return nil }
+        guard let look = startLook(id: pending.id, in: service) else { return nil }
         guard let admission = shared.admit(deadline: look.readDeadline, now: look.startedAt) else {
-            completion(lookup(after: begun(look, after: .failed), pending))
+            completion(lookup(after: begun(look, after: .failed, in: service), pending, in: service))
             return {}
         }
-        let firstLook = SharedFirstLook(service: self, shared: shared, look: look, admission: admission, pending: pending, completion: completion)
+        let firstLook = SharedFirstLook(service: service, loads: self, look: look, admission: admission, pending: pending, completion: completion)
         // The closure holds the one object and nothing else, so it needs no context of its own.
         guard let cancel = shared.store.peek(id: pending.id, deadline: look.readDeadline, completion: { [firstLook] result in
             firstLook.peeked(result)
@@ -42,21 +44,11 @@ extension ProductDetailsService {
 
     /// What a request's first look ends in: the answer of a fresh page, or else the request,
     /// pending with the look for the load to carry on from.
-    func lookup(after begun: BegunSharedPhase, _ pending: PendingDetail) -> DetailLookup {
-        if let answer = answer(of: begun) { return .answered(answer) }
+    func lookup(after begun: BegunSharedPhase, _ pending: PendingDetail, in service: ProductDetailsService) -> DetailLookup {
+        if let answer = begun.freshAnswer(counting: service.events) { return .answered(answer) }
         var pending = pending
         pending.begun = begun
         return .pending(pending)
-    }
-
-    /// The answer a first look gave by itself (a fresh page), counted as the load it spares.
-    func answer(of begun: BegunSharedPhase) -> DetailAnswer? {
-        guard case .answerFresh(let document, let remaining, let status) = begun.next else { return nil }
-        // Answered as the load would have answered it, and counted as one.
-        events.loadStarted()
-        events.loadFinished()
-        events.cacheLookup(.miss)
-        return DetailAnswer(document: document, cache: CacheOutcome(result: .miss, ttlRemaining: remaining, shared: status))
     }
 
     /// A first look about to be taken.
@@ -71,24 +63,25 @@ extension ProductDetailsService {
         let startedAt: Duration
     }
 
-    private func startLook(id: String, shared: SharedCache) -> Look? {
-        guard !inFlight.isJoinable(id), let stamp = shared.stamp else { return nil }
-        let token = cache.loadToken(for: id)
-        let now = time.now
-        let deadline = now + settings.requestDeadline
+    private func startLook(id: String, in service: ProductDetailsService) -> Look? {
+        guard !service.inFlight.isJoinable(id), let stamp = shared.stamp else { return nil }
+        let token = service.cache.loadToken(for: id)
+        let now = service.time.now
+        let deadline = now + service.settings.requestDeadline
         var machine = SharedLookupMachine(settings: shared.settings, deadline: deadline)
         guard case .read(let readDeadline) = machine.start(now: now) else { return nil }
         return Look(id: id, machine: machine, readDeadline: readDeadline, token: token, stamp: stamp, deadline: deadline, startedAt: now)
     }
 
-    func begun(_ look: Look, after peek: SharedPeek) -> BegunSharedPhase {
+    func begun(_ look: Look, after peek: SharedPeek, in service: ProductDetailsService) -> BegunSharedPhase {
+        let time = service.time
         var machine = look.machine
         let next: SharedLookupMachine.Action
         var peeked = false
         switch peek {
         case .found(let read):
             let answered = time.now
-            next = machine.readAnswered(keptLocally(read, id: look.id, token: look.token), now: answered)
+            next = machine.readAnswered(keptLocally(read, id: look.id, token: look.token, in: service), now: answered)
         case .unknown:
             next = .read(deadline: look.readDeadline)
             peeked = true
@@ -102,8 +95,9 @@ extension ProductDetailsService {
     /// replica asks once per product however many of its clients wait (carrying on from
     /// `begun`, the look of the request that started the load). The rules are
     /// ``SharedLookupMachine``'s; this does what it says, on the service's time line.
-    func sharedPhase(_ context: LoadContext, shared: SharedCache, begun: BegunSharedPhase? = nil) async throws -> SharedPhase {
+    func sharedPhase(_ context: LoadContext, begun: BegunSharedPhase? = nil, in service: ProductDetailsService) async throws -> SharedPhase {
         let id = context.id
+        let time = service.time
         var machine: SharedLookupMachine
         var action: SharedLookupMachine.Action
         var peeked = false
@@ -118,7 +112,7 @@ extension ProductDetailsService {
             case .read(let deadline):
                 if let read = await shared.read(id: id, deadline: deadline, peeked: peeked) {
                     let answered = time.now
-                    action = machine.readAnswered(keptLocally(read, id: id, token: context.token), now: answered)
+                    action = machine.readAnswered(keptLocally(read, id: id, token: context.token, in: service), now: answered)
                 } else {
                     action = machine.readFailed(now: time.now)
                 }
@@ -139,9 +133,9 @@ extension ProductDetailsService {
                     let context = LoadContext(
                         id: id, requestID: context.requestID, trace: context.trace, observer: context.observer, token: context.token,
                         stamp: context.stamp,
-                        deadline: time.now + settings.requestDeadline, executor: context.executor)
+                        deadline: time.now + service.settings.requestDeadline, executor: context.executor)
                     Task(executorPreference: context.executor) {
-                        _ = try? await self.loadUnderLease(context, claim: refresh, shared: shared, status: SharedCacheStatus(result: .stale))
+                        _ = try? await self.loadUnderLease(context, claim: refresh, status: SharedCacheStatus(result: .stale), in: service)
                     }
                 }
                 return .answered(LoadedDocument(document: document, storedFor: nil, staleAge: staleness, shared: status))
@@ -157,38 +151,22 @@ extension ProductDetailsService {
 
     /// `read` as kept in L1: a page stored with its gzip variant keeps it, one stored without (by
     /// a replica that does not compress) is compressed here, once.
-    private func keptLocally(_ read: SharedRead, id: String, token: LoadToken) -> SharedRead {
+    private func keptLocally(_ read: SharedRead, id: String, token: LoadToken, in service: ProductDetailsService) -> SharedRead {
         guard case .page(let page, let age, let generation) = read else { return read }
         let local = SharedPage(
-            document: compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
+            document: service.compressed(page.document), ttl: page.ttl, staleIfError: page.staleIfError,
             staleWhileRevalidate: page.staleWhileRevalidate, stamp: page.stamp)
-        keepLocally(local, age: age, id: id, token: token)
+        keepLocally(local, age: age, id: id, token: token, in: service)
         return .page(local, age: age, generation: generation)
     }
 
     /// Fills L1 with a page read from the shared cache, its windows counted from its first store.
-    private func keepLocally(_ page: SharedPage, age: Duration, id: String, token: LoadToken) {
-        guard settings.ttl > .zero else { return }
-        cache.store(
+    private func keepLocally(_ page: SharedPage, age: Duration, id: String, token: LoadToken, in service: ProductDetailsService) {
+        guard service.settings.ttl > .zero else { return }
+        service.cache.store(
             page.document, for: id, cost: page.document.cacheCost, ttl: page.ttl,
             staleIfError: page.staleIfError, staleWhileRevalidate: page.staleWhileRevalidate, age: age,
             dependencies: page.document.dependencies, token: token
         )
     }
-
-    /// Renews `claim` every third of the lease while the load runs; cancel it when the load ends.
-    /// Only a lease known lost ends the renewals: one that failed (a timeout, the breaker) leaves
-    /// two thirds of the lease to try again in, and giving up would let it lapse under a load
-    /// still running, and another replica load the product too.
-    func keepRenewing(_ claim: SharedClaim, in shared: SharedCache) -> Task<Void, Never> {
-        let time = self.time
-        return Task {
-            let interval = shared.settings.leaseDuration / 3
-            while !Task.isCancelled {
-                do { try await time.sleep(for: interval) } catch { return }
-                guard !Task.isCancelled, await shared.renew(claim) != false else { return }
-            }
-        }
-    }
 }
-
