@@ -16,7 +16,7 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
 // Redis is the one Redis client: RESP, HTTP1 (for REDIS_URL's percent-decoding), EventLoop,
-// Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
+// Locking, Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
 // sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
 // timers, the resolver), never libuv's C API.
 // CIsal, CDeflate → Gzip: Debian's ISA-L (libisal-dev: igzip, for stored pages) and libdeflate
@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "Gzip", dependencies: ["CDeflate", "CIsal"]),
         .target(name: "RESP"),
-        .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Timekeeping"]),
+        .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Locking", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "RESPTests", dependencies: ["RESP", "TestSupport", "PureTestSupport"]),
         // Unit/ steps the machines by hand and stays clockless; Live/ runs the client on real sockets.
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "CLibUV", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "CLibUV", "TestSupport", "Timekeeping"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "RedisSharedCacheTests", dependencies: ["RedisSharedCache", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
