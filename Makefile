@@ -28,9 +28,10 @@ fleet: deps
 
 ## scripts/test.sh, in order: the documents (scripts/docs-check.py: README.md at most 15 KB, no
 ## link leaving the repository; scripts/check-inlinable.py: no @inlinable that other modules call
-## out of line), every Python script (scripts/python-check.sh: pyflakes), a build
-## with warnings as errors, every test (scripts/swift-test.sh: on failure it ends with the issues, a
-## short crash report and the tests left running), the running service against openapi.yaml and
+## out of line; scripts/check-imports.py: no import of a module the target does not declare),
+## every Python script (scripts/python-check.sh: pyflakes), a build with warnings as errors, every
+## test (scripts/swift-test.sh: on failure it ends with the issues, a short crash report and the
+## tests left running), the running service against openapi.yaml and
 ## the deploy files (scripts/contract-test.sh), heap allocations per answer against
 ## Tests/Budgets/allocations.json (Tests/Budgets/budgets.py), the alert rules (promtool test rules) and every
 ## dashboard, alert and docs query against a real Prometheus scraping the service

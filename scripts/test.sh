@@ -2,7 +2,7 @@
 # `make test` (so `.ci/run`): every check, in order, each step's time printed as it ends and all of
 # them again at the end (also after a failure), so a slow step shows in any CI log:
 #   1. scripts/docs-check.py, then scripts/check-inlinable.py (no @inlinable other modules cannot
-#      inline)
+#      inline) and scripts/check-imports.py (no import Package.swift does not declare)
 #   2. the Python tools, in the background: scripts/python-check.sh (it makes .venv-lint), then
 #      the venvs of the contract, openapi-core and deploy checks (scripts/python-venv.sh). pip
 #      waits on the network and the disk more than on the CPU, so it runs while the compiler
@@ -66,9 +66,10 @@ trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-step "docs-check, check-inlinable"
+step "docs-check, check-inlinable, check-imports"
 python3 scripts/docs-check.py
 python3 scripts/check-inlinable.py
+python3 scripts/check-imports.py
 
 step "Debian packages"
 scripts/install-deps.sh libcap2-bin redis-server gcc libc6-dev
