@@ -15,10 +15,10 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
-// Redis is the one Redis client: RESP, HTTP1 (for REDIS_URL's percent-decoding), EventLoop,
-// Locking, Timekeeping → Redis → RedisSharedCache, App. Its connection state machines are pure (no
-// sockets, no clocks), each beside the shell that drives it on EventLoop's Swift API (sockets,
-// timers, the resolver), never libuv's C API.
+// Redis is the one Redis client: RESP, EventLoop, Locking, Timekeeping → Redis → RedisSharedCache,
+// App. It takes a parsed `RedisURL`: App reads REDIS_URL, with HTTP1's percent-decoding. Its
+// connection state machines are pure (no sockets, no clocks), each beside the shell that drives
+// it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
 // CIsal, CDeflate → Gzip: Debian's ISA-L (libisal-dev: igzip, for stored pages) and libdeflate
 // (libdeflate-dev: for answers compressed on the fly), reached only through Gzip, which compresses
 // whole bodies with state set up once and reused; it imports nothing else. CZlib → GzipInflating:
@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "Gzip", dependencies: ["CDeflate", "CIsal"]),
         .target(name: "RESP"),
-        .target(name: "Redis", dependencies: ["RESP", "HTTP1", "EventLoop", "Locking", "Timekeeping"]),
+        .target(name: "Redis", dependencies: ["RESP", "EventLoop", "Locking", "Timekeeping"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "HTTP1", "JSON", "Locking", "Timekeeping"]),
         .target(name: "HTTPClient", dependencies: ["EventLoop", "HTTP1", "Timekeeping"]),
         .target(name: "Timekeeping", dependencies: ["Locking"]),

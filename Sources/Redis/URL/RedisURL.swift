@@ -1,8 +1,9 @@
 /// Where a Redis server is and how to log in to it: `redis://[[user]:password@]host[:port][/db]`.
 ///
-/// Parsed once at start-up (see `init(parsing:maxDatabase:)`) so a bad setting stops the service
-/// with a precise message instead of failing on every command. The password is kept for the
-/// handshake but never printed: `description` masks it, since the URL appears in the start-up log.
+/// Parsed once at start-up, from `REDIS_URL` by App (its `init(parsing:maxDatabase:)`), so a bad
+/// setting stops the service with a precise message instead of failing on every command. The
+/// password is kept for the handshake but never printed: `description` masks it, since the URL
+/// appears in the start-up log.
 package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     /// Redis's registered port, used when the URL names none.
     package static let defaultPort = 6379

@@ -1,7 +1,11 @@
 import HTTP1
+import Redis
 
 extension RedisURL {
     /// Parses and checks a URL such as `redis://:secret@cache.internal:6379/2`.
+    ///
+    /// In App, not beside `RedisURL` in Redis: reading a setting's text is App's part, as for every
+    /// other setting, and the client would otherwise import HTTP1 for its percent-decoding alone.
     ///
     /// The scheme is `redis` (any case); `rediss` is refused because TLS is out of scope. The user
     /// information is `:password` (the classic `AUTH password`) or `user:password` (Redis 6 ACL),
@@ -23,15 +27,15 @@ extension RedisURL {
 
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         var hostAndPort = rest[..<authorityEnd]
+        var username: String?
+        var password: String?
         if let at = hostAndPort.lastIndex(of: "@") {
             (username, password) = try Self.credentials(hostAndPort[..<at])
             hostAndPort = hostAndPort[hostAndPort.index(after: at)...]
-        } else {
-            username = nil
-            password = nil
         }
-        (host, port) = try Self.endpoint(hostAndPort)
-        database = try Self.database(rest[authorityEnd...], maxDatabase: maxDatabase)
+        let (host, port) = try Self.endpoint(hostAndPort)
+        let database = try Self.database(rest[authorityEnd...], maxDatabase: maxDatabase)
+        self.init(host: host, port: port, username: username, password: password, database: database)
     }
 
     /// `:password` or `user:password`, each percent-decoded.

@@ -1,3 +1,4 @@
+import App
 import Redis
 import Testing
 
