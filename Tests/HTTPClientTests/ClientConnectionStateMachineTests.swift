@@ -1,4 +1,3 @@
-import EventLoop
 import HTTP1
 @testable import HTTPClient
 import Testing
@@ -57,16 +56,27 @@ struct ClientConnectionStateMachineTests {
         if case .close = feed(&machine, Array("x".utf8)) {} else { Issue.record("unsolicited bytes must close") }
         #expect(machine.state == .closed)
         var ended = ClientConnectionStateMachine(maxResponseBytes: 1024)
-        if case .close = ended.readEnded(nil) {} else { Issue.record("an idle end must close") }
+        if case .close = ended.readEnded(.finished) {} else { Issue.record("an idle end must close") }
     }
 
     @Test func anAnswerFramedByTheEndOfTheStream() {
         var machine = ClientConnectionStateMachine(maxResponseBytes: 1024)
         machine.send(method: .get)
         #expect(answered(feed(&machine, Array("HTTP/1.1 200 OK\r\n\r\nbody".utf8))) == nil)
-        let end = machine.readEnded(nil)
+        let end = machine.readEnded(.finished)
         #expect(answered(end)?.body == "body")
         #expect(answered(end)?.keepAlive == false)
+    }
+
+    /// Only the peer's FIN frames an answer: after a read error the same bytes are a reset, named
+    /// by the error the shell read.
+    @Test func aReadErrorFailsEvenAnAnswerTheEndWouldFrame() {
+        var machine = ClientConnectionStateMachine(maxResponseBytes: 1024)
+        machine.send(method: .get)
+        _ = feed(&machine, Array("HTTP/1.1 200 OK\r\n\r\nbody".utf8))
+        let end = machine.readEnded(.failed(reason: "ECONNRESET: connection reset by peer"))
+        #expect(failure(end) == .failed(.reset("connection failed: ECONNRESET: connection reset by peer")))
+        #expect(machine.state == .closed)
     }
 
     /// A reused connection the server closed before answering a byte is stale (the request may go
@@ -76,11 +86,11 @@ struct ClientConnectionStateMachineTests {
         reused.send(method: .get)
         _ = feed(&reused, Self.keepAliveAnswer)
         reused.send(method: .get)
-        #expect(failure(reused.readEnded(nil)) == .stale)
+        #expect(failure(reused.readEnded(.finished)) == .stale)
 
         var fresh = ClientConnectionStateMachine(maxResponseBytes: 1024)
         fresh.send(method: .get)
-        #expect(failure(fresh.readEnded(nil)) == .failed(.reset("closed before answering")))
+        #expect(failure(fresh.readEnded(.finished)) == .failed(.reset("closed before answering")))
         #expect(fresh.state == .closed)
     }
 
@@ -88,7 +98,7 @@ struct ClientConnectionStateMachineTests {
         var short = ClientConnectionStateMachine(maxResponseBytes: 1024)
         short.send(method: .get)
         _ = feed(&short, Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab".utf8))
-        #expect(failure(short.readEnded(nil)).map { if case .failed = $0 { true } else { false } } == true)
+        #expect(failure(short.readEnded(.finished)).map { if case .failed = $0 { true } else { false } } == true)
 
         var garbage = ClientConnectionStateMachine(maxResponseBytes: 1024)
         garbage.send(method: .get)

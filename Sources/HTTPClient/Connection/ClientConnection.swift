@@ -23,7 +23,9 @@ final class ClientConnection {
         machine = ClientConnectionStateMachine(maxResponseBytes: maxResponseBytes)
         stream.setNoDelay()
         stream.onRead = { [unowned self] bytes in perform(machine.received(bytes)) }
-        stream.onReadEnd = { [unowned self] error in perform(machine.readEnded(error)) }
+        stream.onReadEnd = { [unowned self] error in
+            perform(machine.readEnded(error.map { .failed(reason: "\($0)") } ?? .finished))
+        }
         stream.onClose = { [self] in closed() }
         stream.startReading()
     }

@@ -1,4 +1,3 @@
-import EventLoop
 import HTTP1
 
 /// The rules of one keep-alive upstream connection, without the socket: one request at a time,
@@ -22,6 +21,15 @@ struct ClientConnectionStateMachine {
         /// Bytes or an end of stream while no request was out: the framing can no longer be
         /// trusted (or the server closed an idle connection); the connection closes.
         case close
+    }
+
+    /// How the stream ended. The shell names a read error in text, so that the rules need
+    /// nothing of the socket layer (EventLoop's `UVError` wraps libuv's codes).
+    enum StreamEnd {
+        /// The peer's FIN.
+        case finished
+        /// A read error, as the socket layer describes it ("ECONNRESET: connection reset by peer").
+        case failed(reason: String)
     }
 
     /// What the idle timer should do.
@@ -110,18 +118,22 @@ struct ClientConnectionStateMachine {
         return .none
     }
 
-    /// The stream ended: `error` nil for the peer's FIN.
-    mutating func readEnded(_ error: UVError?) -> ReadAction {
+    /// The stream ended: the peer's FIN completes an answer framed by the end of the stream; any
+    /// other end fails the exchange.
+    mutating func readEnded(_ end: StreamEnd) -> ReadAction {
         guard state == .busy else { return close() }
         if !receivedBytes && answered > 0 { return fail(.stale) }
-        if error == nil {
+        switch end {
+        case .finished:
             do throws(HTTPParseError) {
                 if try parser.finishAtEOF() == .end { return finish(keepAlive: false) }
             } catch {
                 return fail(.failed(.reset("closed mid-answer: \(error.detail)")))
             }
+            return fail(.failed(.reset("closed before answering")))
+        case .failed(let reason):
+            return fail(.failed(.reset("connection failed: \(reason)")))
         }
-        return fail(.failed(.reset(error.map { "connection failed: \($0)" } ?? "closed before answering")))
     }
 
     /// Back in the pool at `now`: arms the idle timer unless it is armed already.
