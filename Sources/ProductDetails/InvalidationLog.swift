@@ -11,7 +11,7 @@ struct InvalidationLog<Key: Hashable> {
     private var forgottenBefore: UInt64 = 0
     private var generationByKey: [Key: UInt64] = [:]
     /// The newest generation at which any one key was invalidated: a token at or after it
-    /// needs no look-up per key (an L2 hit stores its page with every id it shows).
+    /// needs no look-up per key (a shared-cache hit stores its page with every id it shows).
     private var newestKeyInvalidation: UInt64 = 0
     /// Per-key invalidations oldest first; entries before `head` are already forgotten.
     private var history: [(generation: UInt64, key: Key)] = []

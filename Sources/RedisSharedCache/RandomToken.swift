@@ -5,10 +5,10 @@ import Synchronization
 /// never the same twice in a process and, with a random part drawn once per process, not
 /// between replicas or across a Redis restart either.
 ///
-/// Fifteen ASCII characters is what a Swift string holds inline: the generation token every L2
-/// hit reads back from Redis, and the tokens every read script carries, are made without an
-/// allocation. Every read of the shared cache carries two candidates (used only when the
-/// generation is missing or the lease is free), so making one must be cheap: the system
+/// Fifteen ASCII characters is what a Swift string holds inline: the generation token every
+/// shared-cache hit reads back from Redis, and the tokens every read script carries, are made
+/// without an allocation. Every read of the shared cache carries two candidates (used only when
+/// the generation is missing or the lease is free), so making one must be cheap: the system
 /// generator is asked once, at first use, not twice per read.
 enum RandomToken {
     static let length = 15

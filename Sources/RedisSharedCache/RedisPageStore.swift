@@ -68,9 +68,9 @@ package struct RedisPageStore: SharedPageStore {
     }
 
     /// `GET` of the page, written straight into one buffer: no key string and no command value
-    /// is made for the read every L2 hit is. Its fixed part is a literal, appended from its bytes
-    /// in place: appending an array retains it for the call (the test compares the whole with
-    /// the encoded command).
+    /// is made for the read every shared-cache hit is. Its fixed part is a literal, appended from
+    /// its bytes in place: appending an array retains it for the call (the test compares the
+    /// whole with the encoded command).
     static func peekRequest(_ id: String, _ keys: SharedCacheKeys) -> RedisRequest {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.get.utf8CodeUnitCount + keys.encodedCount(ofKey: .page, of: id))

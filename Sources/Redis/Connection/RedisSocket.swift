@@ -150,10 +150,10 @@ final class RedisSocket {
     }
 
     private static let keptOutgoingCapacity = 64 * 1024
-    /// The most commands one flush carries. A loop turn that reads many requests (an L2 hit
-    /// each) would otherwise send all their looks at its end, and then idle while Redis answers
-    /// them all, Redis idling meanwhile: sent in parts, Redis works on the first while the loop
-    /// reads on, and its replies come back while the loop still has work. Large enough that a
+    /// The most commands one flush carries. A loop turn that reads many requests (a shared-cache
+    /// hit each) would otherwise send all their looks at its end, and then idle while Redis
+    /// answers them all, Redis idling meanwhile: sent in parts, Redis works on the first while the
+    /// loop reads on, and its replies come back while the loop still has work. Large enough that a
     /// part still saves Redis and us most of the system calls (bench/HISTORY.md, issue 33).
     static let writesPerFlush = 32
 
