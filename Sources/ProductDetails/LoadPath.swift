@@ -10,6 +10,11 @@ package protocol LoadPath: Sendable {
     /// `nil` when nothing it stores can be vouched for beyond this replica.
     var stamp: UInt64? { get }
 
+    /// Whether ``load(_:readsShared:answerEarly:begun:in:)`` does more than the upstream calls;
+    /// `false`: it is exactly ``ProductDetailsService/loadFromUpstreams(_:answerEarly:whenComplete:)``,
+    /// which the service then calls itself.
+    var addsPhase: Bool { get }
+
     /// Whether a request's first look (``firstLook(_:in:completion:)``, ``begin(id:in:)``) can
     /// answer before a load starts; `false`: the request goes straight to the in-flight table.
     var looksFirst: Bool { get }

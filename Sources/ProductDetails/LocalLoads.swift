@@ -4,6 +4,7 @@ package struct LocalLoads: LoadPath {
     package init() {}
 
     package var stamp: UInt64? { nil }
+    package var addsPhase: Bool { false }
     package var looksFirst: Bool { false }
 
     package func firstLook(

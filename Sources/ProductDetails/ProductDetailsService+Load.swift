@@ -17,7 +17,11 @@ extension ProductDetailsService {
             stamp: begun.map(\.stamp) ?? loads.stamp, deadline: begun?.deadline ?? time.now + settings.requestDeadline,
             executor: executor, background: background)
         let answerEarly = early.map { AnswerEarly($0, trace: trace) }
-        var loaded = try await loads.load(context, readsShared: readsShared, answerEarly: answerEarly, begun: begun, in: self)
+        // Called directly when the path adds nothing: one more async frame on the load's task
+        // costs a heap allocation per load (Tests/Budgets, the miss).
+        var loaded = loads.addsPhase
+            ? try await loads.load(context, readsShared: readsShared, answerEarly: answerEarly, begun: begun, in: self)
+            : try await loadFromUpstreams(context, answerEarly: answerEarly)
         loaded.trace = trace
         return loaded
     }

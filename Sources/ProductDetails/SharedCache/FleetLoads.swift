@@ -11,6 +11,7 @@ package struct FleetLoads: LoadPath {
     }
 
     package var stamp: UInt64? { shared.stamp }
+    package var addsPhase: Bool { true }
     package var looksFirst: Bool { true }
 
     package func invalidate(_ scope: InvalidationScope) async -> InvalidationReach {
