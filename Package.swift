@@ -15,7 +15,7 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // production one, whose sleep is a libuv timer.
 // RESP (Redis protocol encoding and reply parsing) is pure too: like HTTP1 it imports nothing,
 // so scripts/fuzz.sh compiles it alone.
-// Redis is the one Redis client: RESP, EventLoop, Locking, Timekeeping → Redis → RedisSharedCache,
+// Redis is the one Redis client: RESP, EventLoop, Locking, Timekeeping → Redis → Fleet,
 // App. It takes a parsed `RedisURL`: App reads REDIS_URL, with HTTP1's percent-decoding. Its
 // connection state machines are pure (no sockets, no clocks), each beside the shell that drives
 // it on EventLoop's Swift API (sockets, timers, the resolver), never libuv's C API.
@@ -24,9 +24,11 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // whole bodies with state set up once and reused; it imports nothing else. CZlib → GzipInflating:
 // zlib (zlib1g-dev), the tests' gzip decoder, independent of the compressor and in no shipped
 // binary.
-// RedisSharedCache (the shared cache on Redis: key layout, scripts, page format) imports ProductDetails and
-// Redis, and runs commands through Redis's `RedisCommandRunner`, which the client conforms to and
-// tests fake; App wires them.
+// Fleet is fleet mode, one module: the shared cache's rules (the lookup machine, the invalidation
+// log, the time budget), its load path (`FleetLoads`, the service's `LoadPath` in fleet mode) and
+// its store on Redis (key layout, scripts, page format). It imports ProductDetails and Redis, and
+// runs commands through Redis's `RedisCommandRunner`, which the client conforms to and tests fake;
+// App wires it. ProductDetails knows only the seam (`LoadPath`) and never imports it.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
@@ -69,9 +71,9 @@ let package = Package(
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["JSON", "Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking", "Timekeeping"]),
-        .target(name: "RedisSharedCache", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping"]),
+        .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking", "Timekeeping"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "RedisSharedCache", "Redis", "Gzip"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "Gzip"]),
         .executableTarget(name: "product-details", dependencies: ["App"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON"]),
         // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
@@ -79,7 +81,7 @@ let package = Package(
         // The tests read gzip members back with zlib, as a client would: never linked into a binary.
         .target(name: "GzipInflating", dependencies: ["Gzip", "CZlib"], path: "Tests/GzipInflating"),
         // Test helpers shared by the socket-level suites (a raw client, a live server or cluster, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "RESP", "Timekeeping"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLoop", "Fleet", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "RESP", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "GzipInflating", "PureTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),
@@ -88,12 +90,12 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "CLibUV", "TestSupport", "Timekeeping"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "RedisSharedCacheTests", dependencies: ["RedisSharedCache", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Fleet", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Timekeeping", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "RedisSharedCache", "Redis", "RESP", "Gzip", "GzipInflating"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "Fleet", "Redis", "RESP", "Gzip", "GzipInflating"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Fleet
 import EventLoop
 import HTTPClient
 import Redis

@@ -4,7 +4,7 @@
 /// trace is set here, and only a fleet load adds a step (sharing the page, or saying what the
 /// shared cache did), so a single node's load gets one without an allocation.
 package struct AnswerEarly: Sendable {
-    typealias Prepare = nonisolated(nonsending) @Sendable (LoadedDocument) async -> LoadedDocument
+    package typealias Prepare = nonisolated(nonsending) @Sendable (LoadedDocument) async -> LoadedDocument
 
     private let deliver: InFlightLoads<String, LoadedDocument>.EarlyAnswer
     private let trace: TraceContext?
@@ -16,7 +16,7 @@ package struct AnswerEarly: Sendable {
     }
 
     /// This answer with `step` applied to the page before it is delivered (after any earlier step).
-    func preparing(_ step: @escaping Prepare) -> AnswerEarly {
+    package func preparing(_ step: @escaping Prepare) -> AnswerEarly {
         var answer = self
         if let earlier = prepare {
             answer.prepare = { loaded in await step(await earlier(loaded)) }

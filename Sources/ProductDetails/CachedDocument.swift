@@ -65,14 +65,14 @@ package final class CachedDocument: Sendable, Equatable {
     }
 
     /// The products other than its own whose invalidation reaches this page.
-    var dependencies: ArraySlice<String> {
+    package var dependencies: ArraySlice<String> {
         shownProducts.dropFirst()
     }
 
     /// The bytes this document holds in the cache (both bodies, their tags, the ids it shows and
     /// a fixed overhead; a page read from the shared cache also keeps its value's generation and
     /// header line, some hundred bytes, in the buffer its bodies share).
-    var cacheCost: Int {
+    package var cacheCost: Int {
         let variant = gzip.map { $0.body.count + $0.etag.utf8.count } ?? 0
         return body.count + etag.utf8.count + variant + 64 + shownProducts.reduce(0) { $0 + $1.utf8.count + 16 }
     }

@@ -6,27 +6,27 @@
 /// (the request id, the trace, the observer, the token, the executor) where a class copy retains
 /// one.
 package final class LoadContext: Sendable {
-    let id: String
+    package let id: String
     /// The request that started the load: passed upstream as `X-Request-ID`.
-    let requestID: String
-    let trace: TraceContext?
+    package let requestID: String
+    package let trace: TraceContext?
     /// The request that started the load, told of its upstream work (``LoadObserver``).
-    let observer: (any LoadObserver)?
+    package let observer: (any LoadObserver)?
     /// Taken before the load began: a store an invalidation overtook is refused.
-    let token: LoadToken
+    package let token: LoadToken
     /// Fleet mode: the latest fleet invalidation known when the load began, stamped on the page
     /// it shares; `nil` on a single node, or before this replica read the fleet's log (then the
     /// page is not shared).
-    let stamp: UInt64?
+    package let stamp: UInt64?
     /// Absolute, on the service's time line: bounds the whole load, retries and waits included.
-    let deadline: Duration
+    package let deadline: Duration
     /// Where the load's own tasks run (the starting request's event loop).
-    let executor: (any TaskExecutor)?
+    package let executor: (any TaskExecutor)?
     /// A stale-while-revalidate refresh: its callers have a page already, so it never waits for
     /// upstream room.
-    let background: Bool
+    package let background: Bool
 
-    init(
+    package init(
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, token: LoadToken, stamp: UInt64?,
         deadline: Duration, executor: (any TaskExecutor)?, background: Bool = false
     ) {

@@ -1,12 +1,12 @@
 /// A detail request whose cache look-up found nothing fresh: the id and what the look-up gave,
 /// carried from the synchronous look-up to the work that waits.
 package struct PendingDetail: Sendable {
-    let id: String
+    package let id: String
     /// Nil when the id is invalid or the client asked for no cache (no look-up was made).
-    let cached: CacheLookup<CachedDocument>?
+    package let cached: CacheLookup<CachedDocument>?
     /// The client's `no-cache`: a load this request starts skips the shared cache too.
-    var noCache = false
+    package var noCache = false
     /// The request's first look at the shared cache, when it was taken without a task
     /// (``ProductDetailsService/firstLook(_:completion:)``): the load goes on from it.
-    var begun: BegunSharedPhase?
+    package var begun: (any BegunLoad)?
 }

@@ -10,4 +10,7 @@
 //   refused if an invalidation overtook it; `InFlightLoads.detach` keeps later requests off it.
 // - Time is injected (`TimeSource`); tests use `ManualTimeSource` and never wait on the wall clock.
 // - Metrics flow out through the events each component reports to (`UpstreamEvents`, `PageEvents`,
-//   `AdmissionEvents`, `SharedCacheEvents`); the App module implements them, with no defaults.
+//   `AdmissionEvents`; the shared cache's `SharedCacheEvents` in module Fleet); the App module
+//   implements them, with no defaults.
+// - Where a page the cache could not answer comes from is a `LoadPath` (`LoadPath/`): this node's
+//   upstreams (`LocalLoads`), or in fleet mode module Fleet's `FleetLoads`. Nothing here imports it.

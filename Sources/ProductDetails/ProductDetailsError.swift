@@ -64,7 +64,7 @@ package struct ProductDetailsError: Error, Sendable, Equatable {
 
     /// 504: the request's deadline passed while it waited for another replica's load of the
     /// product (fleet mode); going upstream itself then would have doubled its time.
-    static let sharedLoadTimedOut = ProductDetailsError(
+    package static let sharedLoadTimedOut = ProductDetailsError(
         status: 504, title: "Gateway Timeout", detail: "The product's load did not finish in time.",
         cause: "timed out waiting for another replica's load"
     )

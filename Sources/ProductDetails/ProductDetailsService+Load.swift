@@ -8,7 +8,7 @@ extension ProductDetailsService {
     func load(
         id: String, requestID: String, trace: TraceContext? = nil, observer: (any LoadObserver)? = nil, readsShared: Bool = true,
         executor: (any TaskExecutor)? = nil, early: InFlightLoads<String, LoadedDocument>.EarlyAnswer? = nil,
-        begun: BegunSharedPhase? = nil, background: Bool = false
+        begun: (any BegunLoad)? = nil, background: Bool = false
     ) async throws -> LoadedDocument {
         // One `REQUEST_DEADLINE_MS` for the whole load: waiting for another replica's load spends
         // it too, so a waiter that gives up does not start a second deadline of its own.
@@ -31,7 +31,7 @@ extension ProductDetailsService {
     /// left out of a page given to the waiters at once (`answerEarly`), and the load goes on: the
     /// completed page is stored when the part arrives (``completeLate(_:with:_:_:)``, then
     /// `whenComplete`, in fleet mode to share it). Without `answerEarly` the load waits for them.
-    func loadFromUpstreams(
+    package func loadFromUpstreams(
         _ context: LoadContext, answerEarly: AnswerEarly? = nil, whenComplete: LateCompletion? = nil
     ) async throws -> LoadedDocument {
         let room = try await admit(context)

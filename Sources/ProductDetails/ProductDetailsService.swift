@@ -17,8 +17,8 @@ package final class ProductDetailsService: Sendable {
     let products: any ProductSource
     let reviews: any ReviewSource
     let suggestions: any SuggestionSource
-    let time: any TimeSource
-    let events: any ServiceEvents
+    package let time: any TimeSource
+    package let events: any ServiceEvents
     let cache: ResponseCache<String, CachedDocument>
     let inFlight: InFlightLoads<String, LoadedDocument>
     let productRetrier: Retrier
@@ -246,7 +246,7 @@ package final class ProductDetailsService: Sendable {
     ///   to the upstreams without reading the shared cache (joining a running load stays allowed).
     private func loadAnswer(
         id: String, requestID: String, trace: TraceContext?, observer: (any LoadObserver)?, executor: (any TaskExecutor)?,
-        readsShared: Bool = true, begun: BegunSharedPhase? = nil
+        readsShared: Bool = true, begun: (any BegunLoad)? = nil
     ) async throws(ProductDetailsError) -> DetailAnswer {
         var begun = begun
         if begun == nil, readsShared, loads.looksFirst {

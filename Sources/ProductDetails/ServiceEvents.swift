@@ -1,13 +1,13 @@
 /// Everything the service reports, as the application's one sink for it receives it: the upstream
 /// calls, the pages and their loads, and the admission of loads. Each component is given only the
-/// part it reports to; the shared cache reports to its own ``SharedCacheEvents``.
+/// part it reports to; the shared cache (module Fleet) reports to its own `SharedCacheEvents`.
 ///
 /// No event has a default: a sink implements every event it receives, so an event added to one of
 /// the parts does not compile until each sink says what it does with it.
 package typealias ServiceEvents = UpstreamEvents & PageEvents & AdmissionEvents
 
 /// Events that go nowhere: the default when no metrics backend is wired (tests, tools).
-package struct NoEvents: ServiceEvents, SharedCacheEvents {
+package struct NoEvents: ServiceEvents {
     package init() {}
 
     package func upstreamAttempt(_ upstream: Upstream, failure: UpstreamFailure?, duration: Duration) {}
@@ -33,8 +33,4 @@ package struct NoEvents: ServiceEvents, SharedCacheEvents {
     package func loadAdmitted(waited: Duration) {}
     package func loadShed(_ reason: AdmissionRefusal) {}
     package func shedding(_ started: Bool) {}
-
-    package func sharedRead(_ result: SharedReadResult) {}
-    package func lease(_ result: LeaseResult) {}
-    package func sharedBreaker(_ state: CircuitBreaker.State) {}
 }

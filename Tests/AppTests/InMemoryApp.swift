@@ -1,3 +1,4 @@
+import Fleet
 @testable import App
 import EventLoop
 import HTTP1

@@ -1,5 +1,5 @@
 @testable import App
-import RedisSharedCache
+import Fleet
 import Metrics
 import ProductDetails
 import Redis

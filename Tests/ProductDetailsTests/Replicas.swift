@@ -1,3 +1,4 @@
+@testable import Fleet
 import Locking
 @testable import ProductDetails
 import TestSupport

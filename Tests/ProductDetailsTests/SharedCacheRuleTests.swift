@@ -1,3 +1,4 @@
+@testable import Fleet
 @testable import ProductDetails
 import PureTestSupport
 import Testing
@@ -6,7 +7,7 @@ import Timekeeping
 /// The fleet's rules with replicas on one in-memory shared store, time moved by hand: one load
 /// per product for the whole fleet, a dead holder taken over, the waiter's deadline, the stale
 /// refresh, `no-cache`, loads an invalidation overtook, and the shared cache failing. What only a
-/// real Redis shows (scripts, keys, pub/sub, faults on the wire) is the live `RedisSharedCacheTests`'.
+/// real Redis shows (scripts, keys, pub/sub, faults on the wire) is the live `FleetTests`'.
 @Suite("Shared-cache rules on an in-memory store", .timeLimit(.minutes(1)))
 struct SharedCacheRuleTests {
     @Test func aHerdOverThreeReplicasCostsOneCallPerRoute() async throws {

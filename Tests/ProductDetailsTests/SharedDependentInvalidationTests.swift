@@ -1,3 +1,4 @@
+@testable import Fleet
 import Testing
 @testable import ProductDetails
 import Timekeeping

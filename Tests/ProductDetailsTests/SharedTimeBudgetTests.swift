@@ -1,3 +1,4 @@
+@testable import Fleet
 @testable import ProductDetails
 import Testing
 

@@ -1,5 +1,5 @@
 import EventLoop
-import RedisSharedCache
+import Fleet
 import ProductDetails
 import Redis
 import Locking

@@ -1,4 +1,4 @@
-import RedisSharedCache
+import Fleet
 import ProductDetails
 import Redis
 

@@ -1,3 +1,4 @@
+import Fleet
 import ProductDetails
 import Redis
 
