@@ -71,10 +71,11 @@ let package = Package(
         .target(name: "Timekeeping", dependencies: ["Locking"]),
         .target(name: "ProductDetails", dependencies: ["JSON", "Locking", "Timekeeping"]),
         .target(name: "Metrics", dependencies: ["Locking", "Timekeeping"]),
-        .target(name: "Fleet", dependencies: ["ProductDetails", "Redis", "RESP", "Timekeeping", "Locking"]),
+        .target(name: "Logging", dependencies: ["JSON", "Locking", "ProductDetails", "Timekeeping"]),
+        .target(name: "Fleet", dependencies: ["EventLoop", "Locking", "Logging", "Metrics", "ProductDetails", "Redis", "RESP", "Timekeeping"]),
         .target(name: "CatalogStub", dependencies: ["EventLoop", "HTTP1", "HTTPServer", "JSON", "Locking", "Timekeeping"]),
-        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Fleet", "Redis", "Gzip"]),
-        .executableTarget(name: "product-details", dependencies: ["App"]),
+        .target(name: "App", dependencies: ["EventLoop", "HTTP1", "JSON", "HTTPServer", "HTTPClient", "ProductDetails", "Timekeeping", "CatalogStub", "Metrics", "Locking", "Logging", "Fleet", "Redis", "Gzip"]),
+        .executableTarget(name: "product-details", dependencies: ["App", "Logging"]),
         .executableTarget(name: "catalog-stub", dependencies: ["CatalogStub", "EventLoop", "HTTPServer", "JSON"]),
         // Test helpers that import nothing but Testing (`eventually`, `SeededRandom`), so the pure suites can share them.
         .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
@@ -95,7 +96,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Timekeeping", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "Fleet", "Redis", "RESP", "Gzip", "GzipInflating"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "JSON", "HTTPServer", "HTTPClient", "EventLoop", "HTTP1", "ProductDetails", "CatalogStub", "Metrics", "Locking", "Timekeeping", "TestSupport", "PureTestSupport", "Fleet", "Logging", "Redis", "RESP", "Gzip", "GzipInflating"]),
     ],
     swiftLanguageModes: [.v6]
 )

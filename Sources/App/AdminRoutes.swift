@@ -1,3 +1,4 @@
+import Fleet
 import HTTP1
 import HTTPServer
 import ProductDetails

@@ -1,3 +1,5 @@
+import Fleet
+import Logging
 import HTTPServer
 import ProductDetails
 import Timekeeping

@@ -1,3 +1,5 @@
+import Fleet
+import Logging
 import CatalogStub
 import EventLoop
 import HTTP1
@@ -90,7 +92,9 @@ package final class Application: Sendable {
         // Fleet mode is decided here, once; everything after asks `fleet`. The Redis client shares
         // the time line: the shared cache's deadlines are computed by the domain and enforced by it.
         let fleet = configuration.redisURL.map { url in
-            FleetRuntime(url: url, configuration: configuration, group: group, time: time, registry: metrics.registry, logger: logger)
+            FleetRuntime(
+                url: url, settings: configuration.sharedCache, serviceSettings: configuration.service, keyPrefix: configuration.redisKeyPrefix,
+                busyPoll: configuration.redisBusyPoll, group: group, time: time, registry: metrics.registry, logger: logger)
         }
         let events = ServiceEventFanOut(
             metrics: metrics, faultLog: UpstreamFaultLog(logger: logger, time: time),

@@ -1,3 +1,4 @@
+import Logging
 import HTTP1
 import HTTPServer
 import ProductDetails

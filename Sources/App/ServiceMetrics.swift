@@ -1,3 +1,4 @@
+import Logging
 import EventLoop
 import HTTPClient
 import HTTPServer

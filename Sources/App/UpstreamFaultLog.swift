@@ -1,3 +1,5 @@
+import Metrics
+import Logging
 import Locking
 import ProductDetails
 import Timekeeping

@@ -1,4 +1,5 @@
 import App
+import Logging
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+@testable import Logging
 import Fleet
 @testable import App
 import EventLoop

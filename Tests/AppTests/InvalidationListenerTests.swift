@@ -1,5 +1,6 @@
+@testable import Logging
 @testable import App
-import Fleet
+@testable import Fleet
 import Metrics
 import ProductDetails
 import Redis

@@ -1,3 +1,4 @@
+@testable import Logging
 import App
 import Foundation
 import Locking

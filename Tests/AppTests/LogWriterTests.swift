@@ -1,3 +1,4 @@
+@testable import Logging
 import Foundation
 import Locking
 import ProductDetails

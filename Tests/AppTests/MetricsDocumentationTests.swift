@@ -1,3 +1,4 @@
+@testable import Fleet
 @testable import App
 import Foundation
 import Metrics

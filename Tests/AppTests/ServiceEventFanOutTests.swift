@@ -1,3 +1,4 @@
+@testable import Logging
 @testable import App
 import EventLoop
 import Foundation

@@ -1,4 +1,5 @@
-import Fleet
+@testable import Logging
+@testable import Fleet
 @testable import App
 import Metrics
 import ProductDetails

@@ -4,7 +4,7 @@ import Locking
 /// client sending garbage as fast as it can cannot flood the log (each refused request would
 /// otherwise be a line). The first line let through after some were held back says how many.
 /// Pure: time comes in as `now` on the application's time line.
-final class LogRateLimiter: Sendable {
+package final class LogRateLimiter: Sendable {
     private let linesPerSecond: Int
     private let state = Locked(State())
 
@@ -15,13 +15,13 @@ final class LogRateLimiter: Sendable {
         var suppressed = 0
     }
 
-    init(linesPerSecond: Int) {
+    package init(linesPerSecond: Int) {
         self.linesPerSecond = linesPerSecond
     }
 
     /// Nil: hold this line back. Otherwise write it, with the number of lines held back since
     /// the last one written (0 for none).
-    func admit(now: Duration) -> Int? {
+    package func admit(now: Duration) -> Int? {
         state.withLock { state in
             if state.windowStart.map({ now - $0 >= .seconds(1) }) ?? true {
                 state.windowStart = now

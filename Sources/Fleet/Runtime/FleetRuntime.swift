@@ -1,5 +1,5 @@
+import Logging
 import EventLoop
-import Fleet
 import ProductDetails
 import Redis
 import Locking
@@ -13,13 +13,13 @@ import Timekeeping
 /// While the subscription is down, invalidations sent by other replicas may be lost (pub/sub
 /// delivers at most once), so L1 freshness is capped; when it is up, the whole L1 is dropped
 /// (``InvalidationListener``).
-final class FleetRuntime: Sendable {
-    let url: RedisURL
-    let keys: SharedCacheKeys
+package final class FleetRuntime: Sendable {
+    package let url: RedisURL
+    package let keys: SharedCacheKeys
     let client: RedisClient
     let shared: SharedCache
     /// The service's load path in fleet mode: the shared cache first.
-    var loads: any LoadPath { FleetLoads(shared) }
+    package var loads: any LoadPath { FleetLoads(shared) }
     /// The shared cache's metrics and log lines.
     let telemetry: SharedCacheTelemetry
     private let settings: SharedCacheSettings
@@ -27,16 +27,19 @@ final class FleetRuntime: Sendable {
     private let subscription: SubscriptionBox
 
     /// Registers the shared cache's series in `registry`; connects nothing until ``start(service:loop:time:)``.
-    init(url: RedisURL, configuration: AppConfiguration, group: EventLoopGroup, time: any TimeSource, registry: MetricsRegistry, logger: Logger) {
-        let settings = configuration.sharedCache
-        let serviceSettings = configuration.service
+    /// `serviceSettings`: the service's, whose page lifetimes bound how long generations live;
+    /// `busyPoll`: the Redis connections' (``RedisCommandConnectionConfiguration/busyPoll``).
+    package init(
+        url: RedisURL, settings: SharedCacheSettings, serviceSettings: ServiceSettings, keyPrefix: String, busyPoll: Duration,
+        group: EventLoopGroup, time: any TimeSource, registry: MetricsRegistry, logger: Logger
+    ) {
         self.url = url
-        self.keys = SharedCacheKeys(prefix: configuration.redisKeyPrefix)
+        self.keys = SharedCacheKeys(prefix: keyPrefix)
         self.settings = settings
         telemetry = SharedCacheTelemetry(metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: logger, time: time))
         var commandSettings = RedisCommandConnectionConfiguration()
         commandSettings.connectTimeout = max(settings.timeout, .seconds(1))
-        commandSettings.busyPoll = configuration.redisBusyPoll
+        commandSettings.busyPoll = busyPoll
         client = RedisClient(url: url, loops: group.loops, configuration: commandSettings, time: time, observer: telemetry.redisObserver)
         telemetry.metrics.countConnections(of: client)
         // Generation tokens outlive every page stored under them, so one expires only after its pages.
@@ -52,7 +55,7 @@ final class FleetRuntime: Sendable {
     }
 
     /// Connects, and subscribes on `loop` with `service` forgetting what the fleet invalidates.
-    func start(service: ProductDetailsService, loop: EventLoop, time: any TimeSource) {
+    package func start(service: ProductDetailsService, loop: EventLoop, time: any TimeSource) {
         // Until the first subscription, invalidations may be missed too.
         service.capLocalFreshness(to: settings.disconnectedFreshness)
         client.start()
@@ -66,11 +69,11 @@ final class FleetRuntime: Sendable {
     }
 
     /// Counts an invalidation this replica sent.
-    func published(_ reach: InvalidationReach, scope: InvalidationScope) {
+    package func published(_ reach: InvalidationReach, scope: InvalidationScope) {
         if case .fleet = reach { telemetry.metrics.published(scope) }
     }
 
-    func shutdown() async {
+    package func shutdown() async {
         await subscription.value?.shutdown()
         await client.shutdown()
     }

@@ -1,4 +1,3 @@
-import Fleet
 import ProductDetails
 import Redis
 

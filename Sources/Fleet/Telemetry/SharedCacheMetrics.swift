@@ -1,7 +1,6 @@
 import Metrics
 import ProductDetails
 import Redis
-import Fleet
 
 /// The shared cache's series: its reads, leases, the breaker, Redis commands and connections,
 /// invalidations and L1 flushes. Registered at start in fleet mode only, so a single node's

@@ -1,3 +1,4 @@
+import Logging
 import ProductDetails
 import Redis
 import Timekeeping

@@ -68,13 +68,13 @@ package struct Logger: Sendable {
     }
 
     /// Whether request lines are written (`info` or `debug`).
-    var logsRequests: Bool { minimum <= .info }
+    package var logsRequests: Bool { minimum <= .info }
 
     /// The one line per answered request; `level` `warn` for a 5xx (kept like other warn lines
     /// when the sink falls behind), with `traceId` (and `loadTraceId` for a request that joined
     /// another's load) and `fields` saying more. Its field names are literals and its numbers are
     /// written as digits: nothing is formatted through `String`.
-    func request(
+    package func request(
         method: String, route: String, status: Int, duration: Duration, cache: String, encoding: String,
         upstreamAttempts: Int, requestID: String,
         trace: TraceContext? = nil, loadTraceID: String? = nil, level: Level = .info, fields: [(String, String)] = []
