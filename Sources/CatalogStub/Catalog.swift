@@ -71,3 +71,33 @@ package struct Catalog: Sendable, Equatable {
         suggestions(id).map(Self.json(of:))
     }
 }
+
+/// A product as the products upstream serves it: `{"id","name","priceInCents","currency"}`.
+/// Money is an integer count of the currency's ISO 4217 minor unit (cents, or whole yen), never
+/// floating point.
+package struct StubProduct: Sendable, Equatable {
+    package var id: String
+    package var name: String
+    package var priceInCents: Int
+    package var currency: String
+
+    package init(id: String, name: String, priceInCents: Int, currency: String) {
+        self.id = id
+        self.name = name
+        self.priceInCents = priceInCents
+        self.currency = currency
+    }
+}
+
+/// A review as the reviews upstream serves it: `{"id","rating","text"}`, rating 1…5.
+package struct StubReview: Sendable, Equatable {
+    package var id: String
+    package var rating: Int
+    package var text: String
+
+    package init(id: String, rating: Int, text: String) {
+        self.id = id
+        self.rating = rating
+        self.text = text
+    }
+}

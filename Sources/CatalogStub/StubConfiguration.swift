@@ -84,3 +84,27 @@ package struct StubConfiguration: Sendable, Equatable {
         return configuration
     }
 }
+
+/// An environment variable with a value the stub cannot use.
+package struct StubConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let variable: String
+    package let message: String
+
+    package init(variable: String, message: String) {
+        self.variable = variable
+        self.message = message
+    }
+
+    package var description: String { "\(variable) \(message)" }
+}
+
+/// Leading and trailing spaces and tabs removed, as HTTP field values and hand-typed
+/// environment values may carry them.
+extension String {
+    var trimmingSpaces: Substring {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+        return slice
+    }
+}

@@ -252,3 +252,10 @@ final class StubResponder: Sendable {
         return HTTPResponse(status: HTTPStatus(code: 499, reasonPhrase: "Client Closed Request"))
     }
 }
+
+/// The W3C trace headers one upstream request carried, as the stub received them.
+package struct StubTraceHeaders: Sendable, Equatable {
+    package let route: StubRoute
+    package let traceparent: String?
+    package let tracestate: String?
+}
