@@ -65,3 +65,26 @@ struct MessageBodyDecoder: Sendable {
         }
     }
 }
+
+/// How the end of a message body is found (RFC 9112 §6.3). Deciding this once,
+/// at head time, keeps the smuggling-sensitive logic in a single place.
+package enum BodyFraming: Hashable, Sendable {
+    /// The message has no body.
+    case none
+    /// Exactly this many body bytes follow the head.
+    case contentLength(Int)
+    /// The body uses the chunked transfer coding.
+    case chunked
+    /// The body runs until the peer closes the connection (responses only).
+    case untilClose
+}
+
+/// What a body decoder produced from one call; the parsers map it onto their
+/// public `Event` types.
+enum BodyStep: Sendable, Equatable {
+    case needMoreData
+    /// Payload bytes at this range of the input.
+    case body(Range<Int>)
+    /// The body (and any trailers) is complete.
+    case end
+}
