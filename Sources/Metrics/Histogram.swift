@@ -86,3 +86,32 @@ private final class BucketCount: Sendable {
         count.load(ordering: .relaxed)
     }
 }
+
+/// The state of a ``Histogram`` at one moment, in the cumulative form Prometheus exposes.
+package struct HistogramSnapshot: Sendable, Equatable {
+    /// One bucket: how many observations were at most `upperBound`.
+    package struct Bucket: Sendable, Equatable {
+        package let upperBound: Double
+        package let cumulativeCount: Int
+    }
+
+    /// Every bucket in increasing order, ending with `+Inf`.
+    package let buckets: [Bucket]
+
+    /// The sum of all observed values.
+    package let sum: Double
+
+    /// The number of observations; always the `+Inf` bucket's count.
+    package var count: Int {
+        buckets.last?.cumulativeCount ?? 0
+    }
+}
+
+/// Bucket boundaries that suit common measurements, so call sites do not invent their own.
+package enum DefaultBuckets {
+    /// Request and upstream latencies in seconds, from half a millisecond to ten seconds:
+    /// fine near the fast path, coarse in the tail where only the order of magnitude matters.
+    package static let latencySeconds: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+}
