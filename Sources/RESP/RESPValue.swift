@@ -35,3 +35,17 @@ package enum RESPValue: Sendable, Hashable {
     /// `>`: out-of-band data such as a pub/sub message, which answers no command.
     case push([RESPValue])
 }
+
+/// One key-value pair of a RESP3 map.
+///
+/// A struct rather than a tuple so that `RESPValue` can be `Hashable`; a list rather than a
+/// dictionary because keys are themselves replies and their order can matter (`HELLO`).
+package struct RESPMapEntry: Sendable, Hashable {
+    package var key: RESPValue
+    package var value: RESPValue
+
+    package init(key: RESPValue, value: RESPValue) {
+        self.key = key
+        self.value = value
+    }
+}
