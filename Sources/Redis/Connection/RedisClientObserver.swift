@@ -34,3 +34,36 @@ package struct RedisClientObserver: Sendable {
         self.busyPolled = busyPolled
     }
 }
+
+/// A connection's change of state, for logs and metrics.
+package enum RedisConnectionChange: Sendable, Equatable {
+    /// The handshake (and, for the subscriber, every `SUBSCRIBE`) succeeded.
+    case connected(RedisConnectionRole)
+    /// A connection that was connected ended; it reconnects unless `error.isPermanent` or it
+    /// was shut down.
+    case disconnected(RedisConnectionRole, RedisClientError)
+    /// An attempt failed before the connection was ready; another follows after a backoff,
+    /// unless `error.isPermanent` (the server refused the credentials or database).
+    case connectAttemptFailed(RedisConnectionRole, RedisClientError)
+}
+
+/// Which connection a `RedisConnectionChange` is about.
+package enum RedisConnectionRole: Sendable, Hashable {
+    /// The pipelined command connection of the loop whose `EventLoop.index` this is.
+    case command(loopIndex: Int)
+    /// The process's subscriber connection.
+    case subscriber
+}
+
+/// What the client learns of a Redis Cluster, for metrics and logs.
+package enum RedisClusterEvent: Sendable, Equatable {
+    /// A node redirected a request (`MOVED`, `ASK`) or asked for it later (`TRYAGAIN`,
+    /// `CLUSTERDOWN`).
+    case redirected(RedisRedirect)
+    /// The map was read; `change` is nil when it is the one known already.
+    case refreshed(change: RedisTopologyChange?)
+    /// No known node answered `CLUSTER SLOTS`.
+    case refreshFailed
+    /// The seed is a single Redis, not a cluster: everything goes to it.
+    case single
+}
