@@ -60,7 +60,7 @@ declare -A modules=(
 declare -A support=(
   [HTTP1]=Fuzz/HTTPFuzzSupport.swift
   [RESP]=""
-  [JSON]="Fuzz/FoundationJSON.swift Sources/ProductDetails/UpstreamJSON.swift Sources/ProductDetails/Product.swift Sources/ProductDetails/Review.swift Sources/ProductDetails/UpstreamFailure.swift"
+  [JSON]="Fuzz/FoundationJSON.swift Sources/ProductDetails/UpstreamJSON.swift Sources/ProductDetails/ProductDetail.swift Sources/ProductDetails/UpstreamFailure.swift"
 )
 declare -A dictionaries=([HTTP1]=Fuzz/http.dict [RESP]=Fuzz/resp.dict [JSON]=Fuzz/json.dict)
 # The compiled module's name: ${module}Fuzz, but JSON's own name so that `import JSON` resolves to itself.
