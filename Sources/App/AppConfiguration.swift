@@ -6,6 +6,10 @@ import HTTPServer
 import Timekeeping
 import ProductDetails
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Everything the service reads from its environment, validated.
 package struct AppConfiguration: Sendable {
     package var server = ServerConfiguration()
@@ -270,5 +274,33 @@ package struct AppConfiguration: Sendable {
 extension String {
     func padding(toLength length: Int) -> String {
         count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
+}
+
+/// A setting that cannot be used; start-up stops with this message.
+package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let setting: String
+    package let reason: String
+
+    /// Without a final period: start-up adds ". See --help.", and some reasons (a parser's
+    /// detail) come as sentences.
+    package var description: String {
+        "invalid \(setting): \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)"
+    }
+}
+
+/// The process environment as a dictionary.
+package enum ProcessEnvironment {
+    package static var current: [String: String] {
+        var values: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                values[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return values
     }
 }
