@@ -279,3 +279,19 @@ extension NoEvents: SharedCacheEvents {
     package func lease(_ result: LeaseResult) {}
     package func sharedBreaker(_ state: CircuitBreaker.State) {}
 }
+
+/// The breaker's leave for one call to the store (``SharedCache/admit(deadline:)``).
+struct StoreAdmission: Sendable {
+    /// The call had under half a Redis budget: a timeout then says nothing about Redis.
+    let cutShort: Bool
+}
+
+/// What a refresh a client asked for (`no-cache`) got of the product's lease.
+enum RefreshClaim: Sendable, Equatable {
+    /// This replica loads under it, and shares the page.
+    case claimed(SharedClaim)
+    /// Another replica loads the product now: this refresh loads alone rather than wait for it.
+    case heldElsewhere
+    /// The shared cache did not answer (or its breaker is open): the refresh loads alone.
+    case unavailable
+}
