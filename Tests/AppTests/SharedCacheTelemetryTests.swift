@@ -18,7 +18,7 @@ struct SharedCacheTelemetryTests {
         let registry = MetricsRegistry(prefix: "t_")
         let telemetry = SharedCacheTelemetry(
             metrics: SharedCacheMetrics(registry: registry), log: SharedCacheLog(logger: Logger(minimum: .info, writer: writer), time: ManualTimeSource()))
-        telemetry.sharedBreaker(.open)
+        telemetry.redisBreaker(.open)
         telemetry.redisObserver.connectionChanged(.disconnected(.command(loopIndex: 0), .connectionLost))
         telemetry.redisObserver.wrote(12)
         telemetry.redisObserver.busyPolled(true)

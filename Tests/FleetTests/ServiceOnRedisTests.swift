@@ -48,7 +48,7 @@ struct ServiceOnRedisTests {
             #expect(answer.document.status == 200)
             #expect(answer.cache.shared?.result == .bypass)
         }
-        #expect(events.count("shared breaker open") == 1)
+        #expect(events.count("redis breaker open") == 1)
         #expect(await redis.sent.count - before == 3, "no Redis command while the breaker is open")
         #expect(catalog.calls("products") == 10)
         #expect(await replica.invalidate(.product("p1")) != .fleet(receivers: 0))

@@ -233,7 +233,7 @@ struct SharedCacheRuleTests {
             #expect(answer.document.status == 200)
             #expect(answer.cache.shared == SharedCacheStatus(result: .bypass))
         }
-        #expect(fleet.events.count("shared breaker open") == 1)
+        #expect(fleet.events.count("redis breaker open") == 1)
         #expect(fleet.store.calls == 1 + 3, "the log read when it subscribed, then no call while the breaker is open")
         #expect(fleet.catalog.productPort.callCount == 10)
         #expect(fleet.events.count("read error") == 3)

@@ -48,5 +48,5 @@ package final class RecordingEvents: ServiceEvents, SharedCacheEvents {
 
     package func sharedRead(_ result: SharedReadResult) { record("read \(result.rawValue)") }
     package func lease(_ result: LeaseResult) { record("lease \(result.rawValue)") }
-    package func sharedBreaker(_ state: CircuitBreaker.State) { record("shared breaker \(state.label)") }
+    package func redisBreaker(_ state: CircuitBreaker.State) { record("redis breaker \(state.label)") }
 }

@@ -120,7 +120,7 @@ package final class SharedCache: Sendable {
     func admit(deadline: Duration, now: Duration? = nil) -> StoreAdmission? {
         let now = now ?? time.now
         let admission = breaker.withLock { $0.admit(now: now) }
-        if let change = admission.changedTo { events.sharedBreaker(change) }
+        if let change = admission.changedTo { events.redisBreaker(change) }
         guard admission.admitted else { return nil }
         return StoreAdmission(cutShort: deadline - now < settings.timeout / 2)
     }
@@ -247,7 +247,7 @@ package final class SharedCache: Sendable {
         if case .success = result { success = true } else { success = false }
         let time = self.time
         if let change = breaker.withLock({ $0.record(success: success, now: time.now) }) {
-            events.sharedBreaker(change)
+            events.redisBreaker(change)
         }
     }
 }
@@ -270,14 +270,14 @@ package protocol SharedCacheEvents: Sendable {
     func sharedRead(_ result: SharedReadResult)
     /// This replica took part in a fleet-wide load.
     func lease(_ result: LeaseResult)
-    /// The shared cache's circuit breaker changed state.
-    func sharedBreaker(_ state: CircuitBreaker.State)
+    /// The Redis breaker (the shared cache's circuit breaker) changed state.
+    func redisBreaker(_ state: CircuitBreaker.State)
 }
 
 extension NoEvents: SharedCacheEvents {
     package func sharedRead(_ result: SharedReadResult) {}
     package func lease(_ result: LeaseResult) {}
-    package func sharedBreaker(_ state: CircuitBreaker.State) {}
+    package func redisBreaker(_ state: CircuitBreaker.State) {}
 }
 
 /// The breaker's leave for one call to the store (``SharedCache/admit(deadline:)``).

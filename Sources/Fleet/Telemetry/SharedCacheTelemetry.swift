@@ -11,7 +11,7 @@ struct SharedCacheTelemetry: SharedCacheEvents {
     func sharedRead(_ result: SharedReadResult) { metrics.sharedRead(result) }
     func lease(_ result: LeaseResult) { metrics.lease(result) }
 
-    func sharedBreaker(_ state: CircuitBreaker.State) {
+    func redisBreaker(_ state: CircuitBreaker.State) {
         metrics.breaker(state)
         log.breaker(state)
     }
