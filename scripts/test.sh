@@ -12,7 +12,7 @@
 #   4. scripts/swift-test.sh
 #   5. scripts/contract-test.sh, on the Dockerfile's release build (--static-swift-stdlib)
 #   6. Tests/Budgets/budgets.py: heap allocations per answer for healthz, hot, hot-gzip, miss and
-#      an L2 hit on the same build, against Tests/Budgets/allocations.json
+#      a shared-cache hit on the same build, against Tests/Budgets/allocations.json
 #   7. scripts/prometheus-check.sh, on the same build
 #   8. scripts/fuzz.sh, FUZZ_SECONDS (10) per target
 # Debian packages are installed before the background job starts: two apt-get runs at once would

@@ -16,9 +16,9 @@ struct FleetRouteTests {
         }
     }
 
-    /// Without request lines, a request gets its id only where it needs one: an L2 hit answered
-    /// from its look has it made in the answer, as an L1 hit; a miss handed to a task after its
-    /// look carries the same id to the upstream as it answers with.
+    /// Without request lines, a request gets its id only where it needs one: a shared-cache hit
+    /// answered from its look has it made in the answer, as an L1 hit; a miss handed to a task
+    /// after its look carries the same id to the upstream as it answers with.
     @Test func aMissAfterTheLookCarriesItsAnswersRequestIDUpstream() async throws {
         try await InMemoryApp.with(fleet: true, logLevel: .warn) { app in
             let miss = try await app.request("/products/p3")

@@ -3,7 +3,7 @@
 import RESP
 import Testing
 
-/// The read every L2 hit is, written straight into its buffer: byte for byte the `GET` of the
+/// The read every shared-cache hit is, written straight into its buffer: byte for byte the `GET` of the
 /// page it replaces, routed to the slot of every key of its product.
 @Suite("The peek request")
 struct PeekRequestTests {

@@ -72,7 +72,7 @@ package final class InMemorySharedPageStore: SharedPageStore {
     private let time: any TimeSource
     private let leaseDuration: Duration
     private let state = Locked(State())
-    /// Whether a peek may answer through a callback (the path an L2 hit takes on an event loop);
+    /// Whether a peek may answer through a callback (the path a shared-cache hit takes on an event loop);
     /// without, callers await the async peek.
     private let answersWithoutTask: Bool
 
