@@ -2,23 +2,20 @@ import EventLoop
 import RESP
 
 /// One command sent on a connection, from submission to its one outcome: the reply, a failure, or
-/// `.cancelled`. Its waiter is a task's continuation (`RedisClient.run`) or a callback on the
-/// loop (`RedisClient.send`). `finish` is the only place that answers the waiter, and clears it
-/// first, so it answers exactly once whichever of the reply, the deadline and cancellation comes
-/// first.
+/// `.cancelled`. Its waiter is a callback run on the loop: `RedisClient.send`'s own, or the
+/// resumption of a task waiting in ``LoopOperation/value()`` (`RedisClient.run`). `finish` is the
+/// only place that answers the waiter, and clears it first, so it answers exactly once whichever
+/// of the reply, the deadline and cancellation comes first.
 ///
 /// `@unchecked Sendable`: `waiter`, `id`, `isCancelled` and `following` are touched only on
 /// `connection.loop`'s thread; the cancellation handler reaches the call through `loop.execute`.
-final class RedisCall: @unchecked Sendable {
+final class RedisCall: LoopOperation, @unchecked Sendable {
     typealias Outcome = Result<RESPValue, RedisClientError>
 
-    private enum Waiter {
-        case task(UnsafeContinuation<Outcome, Never>)
-        case callback((Outcome) -> Void)
-    }
-
     let connection: RedisCommandConnection
-    private var waiter: Waiter?
+    private let request: RedisRequest
+    private let deadline: Duration
+    private var waiter: LoopCompletion<Outcome>?
     /// Set once submitted: names the call to the machine.
     private(set) var id: RedisRequestID?
     private var isCancelled = false
@@ -27,23 +24,20 @@ final class RedisCall: @unchecked Sendable {
     /// When `start` ran, on the client's time line, for the latency reported.
     private var startedAt = Duration.zero
 
-    init(connection: RedisCommandConnection) {
+    init(connection: RedisCommandConnection, request: RedisRequest, deadline: Duration) {
         self.connection = connection
+        self.request = request
+        self.deadline = deadline
     }
 
-    func start(_ continuation: UnsafeContinuation<Outcome, Never>, request: RedisRequest, deadline: Duration) {
-        start(.task(continuation), request: request, deadline: deadline)
-    }
+    var loop: EventLoop { connection.loop }
+    var refused: Outcome { .failure(.shutdown) }
 
-    /// Sends `request` with `completion` as its waiter: it runs on the loop, perhaps before this
-    /// returns (a connection that cannot take the command fails it at once).
-    func start(request: RedisRequest, deadline: Duration, completion: @escaping (Outcome) -> Void) {
-        start(.callback(completion), request: request, deadline: deadline)
-    }
-
-    private func start(_ waiter: Waiter, request: RedisRequest, deadline: Duration) {
+    /// Sends the request with `completion` as its waiter: it runs on the loop, perhaps before
+    /// this returns (a connection that cannot take the command fails it at once).
+    func start(_ completion: LoopCompletion<Outcome>) {
         precondition(connection.loop.inLoop)
-        self.waiter = waiter
+        self.waiter = completion
         startedAt = connection.time.now
         if isCancelled {
             finish(.failure(.cancelled), at: startedAt)
@@ -67,10 +61,7 @@ final class RedisCall: @unchecked Sendable {
     func finish(_ outcome: Outcome, at now: Duration) {
         guard let waiter = waiter.take() else { return }
         connection.observer.commandFinished(now - startedAt, RedisCommandOutcome(outcome))
-        switch waiter {
-        case .task(let continuation): continuation.resume(returning: outcome)
-        case .callback(let completion): completion(outcome)
-        }
+        waiter(outcome)
     }
 }
 

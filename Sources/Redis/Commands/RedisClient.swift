@@ -148,11 +148,11 @@ package final class RedisClient: RedisCommandRunner {
         }
         var call = RedisClusterCall(request, deadline: deadline)
         guard case .send(let first, let node) = call.start(owner: owner(of: request)) else { return nil }
-        let sent = RedisCall(connection: connection(to: node, onLoop: index))
+        let sent = RedisCall(connection: connection(to: node, onLoop: index), request: first, deadline: deadline)
         // Captured as a constant and copied when the reply comes: a captured variable would be
         // boxed, one more allocation for every command sent.
         let started = call
-        sent.start(request: first, deadline: deadline) { [self] outcome in
+        sent.start(.callback { [self] outcome in
             let reply: RESPValue
             switch outcome {
             case .success(let value):
@@ -185,7 +185,7 @@ package final class RedisClient: RedisCommandRunner {
                 }
                 if loop.inLoop { completion(result) } else { _ = loop.execute { completion(result) } }
             }
-        }
+        })
         return { [sent] in sent.cancel() }
     }
 
