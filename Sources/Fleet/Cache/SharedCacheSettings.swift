@@ -18,7 +18,7 @@ package struct SharedCacheSettings: Sendable, Equatable {
     /// The most an L1 page counts as fresh while invalidations may be missed (the subscriber is
     /// disconnected): a replica stops serving a page invalidated elsewhere within this.
     package var disconnectedFreshness: Duration
-    /// The first and the longest pause between looks while another replica loads the page.
+    /// The first and the longest pause between reads while another replica loads the page.
     package var pollInitial: Duration
     package var pollMax: Duration
     /// Fleet invalidations kept, in Redis's log and in each replica's memory: a replica that

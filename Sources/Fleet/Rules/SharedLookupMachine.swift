@@ -1,12 +1,12 @@
 import ProductDetails
 /// The rules of a load's shared-cache phase, without Redis or a clock: what the shared cache
 /// answered comes in as events, with `now` on the service's time line, and the machine says what
-/// to do next. ``ProductDetailsService`` does it (sends the command, sleeps, spawns the refresh)
+/// to do next. ``FleetLoads`` does it (sends the command, sleeps, spawns the refresh)
 /// and feeds the outcome back, so every rule (the herd waiting for one holder, the takeover of a
 /// lapsed lease, the waiter's deadline, the stale refresh, the budget) is tested exactly, with no
 /// clock and no server.
 ///
-/// The page is there: it answers. It is not: whoever takes the lease loads, the others look
+/// The page is there: it answers. It is not: whoever takes the lease loads, the others read
 /// again with growing pauses until the page appears or the lease lapses (then one of them takes
 /// it over). Every command draws on one budget for the whole miss (``SharedTimeBudget``); the
 /// wait itself is bounded by the load's `deadline`: a wait that would reach it gives up (`504`, or
@@ -66,7 +66,7 @@ struct SharedLookupMachine {
     /// The first step of a load that reads the shared cache.
     mutating func start(now: Duration) -> Action {
         guard case .idle = state else { preconditionFailure("start(now:) twice") }
-        return look(now: now)
+        return nextRead(now: now)
     }
 
     mutating func readAnswered(_ read: SharedRead, now: Duration) -> Action {
@@ -123,10 +123,10 @@ struct SharedLookupMachine {
 
     mutating func pauseEnded(now: Duration) -> Action {
         guard case .pausing = state else { preconditionFailure("a pause ended that was not taken") }
-        return look(now: now)
+        return nextRead(now: now)
     }
 
-    private mutating func look(now: Duration) -> Action {
+    private mutating func nextRead(now: Duration) -> Action {
         guard let deadline = budget.deadline(now: now) else {
             return finish(.load(claim: nil, status: status(.bypass), lease: nil))
         }

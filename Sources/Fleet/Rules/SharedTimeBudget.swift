@@ -1,7 +1,7 @@
 import ProductDetails
 /// The shared-cache time one cache miss may spend in all: every command it sends (the look-up
-/// with its lease attempt, a claim, each look while another replica loads) draws on it, so a slow
-/// Redis costs a miss at most one budget, however many commands it needed. Pauses between looks
+/// with its lease attempt, a claim, each read again while another replica loads) draws on it, so a slow
+/// Redis costs a miss at most one budget, however many commands it needed. Pauses between reads
 /// are not Redis time and do not draw on it.
 struct SharedTimeBudget {
     private(set) var left: Duration
