@@ -81,8 +81,9 @@ let package = Package(
         .target(name: "PureTestSupport", path: "Tests/PureTestSupport"),
         // The tests read gzip members back with zlib, as a client would: never linked into a binary.
         .target(name: "GzipInflating", dependencies: ["Gzip", "CZlib"], path: "Tests/GzipInflating"),
-        // Test helpers shared by the socket-level suites (a raw client, a live server or cluster, a gate).
-        .target(name: "TestSupport", dependencies: ["EventLoop", "Fleet", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "RESP", "Timekeeping"], path: "Tests/TestSupport"),
+        // Test helpers shared across suites: for the socket-level ones a raw client, a live server or
+        // cluster, a gate; for the service's (ProductDetailsTests, FleetTests) its fakes and harness.
+        .target(name: "TestSupport", dependencies: ["EventLoop", "Fleet", "HTTP1", "HTTPServer", "Locking", "ProductDetails", "PureTestSupport", "RESP", "Timekeeping"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "GzipInflating", "PureTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "PureTestSupport"]),

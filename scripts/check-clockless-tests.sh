@@ -11,6 +11,11 @@ cd "$(dirname "$0")/.."
 unit_level=(
   Tests/HTTP1Tests
   Tests/ProductDetailsTests
+  Tests/TestSupport/CountingObserver.swift
+  Tests/TestSupport/FakeCatalog.swift
+  Tests/TestSupport/FakeCompressor.swift
+  Tests/TestSupport/Finished.swift
+  Tests/TestSupport/ServiceHarness.swift
   Tests/MetricsTests
   Tests/RedisTests/Unit
   Tests/HTTPServerTests/HTTPConnectionStateMachineTests.swift

@@ -143,8 +143,8 @@ struct HedgingTests {
     }
 
     /// Runs a call whose attempts follow `script` by attempt number: `nil` hangs until cancelled.
-    func start(_ retrier: Retrier, _ script: @escaping @Sendable (Int) -> Result<Int, UpstreamFailure>?) -> (Task<Result<Int, UpstreamFailure>, Never>, Gate, Recorder<Int>) {
-        let hang = Gate()
+    func start(_ retrier: Retrier, _ script: @escaping @Sendable (Int) -> Result<Int, UpstreamFailure>?) -> (Task<Result<Int, UpstreamFailure>, Never>, CancellableGate, Recorder<Int>) {
+        let hang = CancellableGate()
         let calls = Recorder<Int>()
         let task = Task { () -> Result<Int, UpstreamFailure> in
             do throws(UpstreamFailure) {
@@ -212,7 +212,7 @@ struct HedgingTests {
     }
 
     @Test func theFirstAttemptCanStillWinAfterTheHedgeWentOut() async {
-        let gate = Gate()
+        let gate = CancellableGate()
         let retrier = retrier(warmHedger())
         let calls = Recorder<Int>()
         let task = Task {

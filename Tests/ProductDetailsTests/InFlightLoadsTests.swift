@@ -8,17 +8,17 @@ import Testing
 
 /// A load the test drives by hand: each start is counted and waits at a fresh gate.
 final class ScriptedLoads: Sendable {
-    private let gates = Locked<[Gate]>([])
+    private let gates = Locked<[CancellableGate]>([])
     let cancellations = Recorder<Int>()
 
     var started: Int { gates.withLock { $0.count } }
 
-    func gate(_ index: Int) -> Gate { gates.withLock { $0[index] } }
+    func gate(_ index: Int) -> CancellableGate { gates.withLock { $0[index] } }
 
     /// A load returning `value` (or throwing `failure`) once its gate opens.
     func load(_ value: String, failure: (any Error)? = nil) -> @Sendable () async throws -> String {
         { [self] in
-            let gate = Gate()
+            let gate = CancellableGate()
             let index = gates.withLock { gates in
                 gates.append(gate)
                 return gates.count - 1

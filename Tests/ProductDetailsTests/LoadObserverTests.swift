@@ -1,5 +1,5 @@
 import PureTestSupport
-import Synchronization
+import TestSupport
 import Testing
 @testable import ProductDetails
 
@@ -61,19 +61,4 @@ struct LoadObserverTests {
         _ = try await harness.service.details(ids: ["p1", "p3"], requestID: "batch", observer: observer)
         #expect(observer.loads == 3)
     }
-}
-
-/// Counts what a load tells its request.
-final class CountingObserver: LoadObserver {
-    private let loadCount = Atomic<Int>(0)
-    private let retryCount = Atomic<Int>(0)
-    private let shedCount = Atomic<Int>(0)
-
-    var loads: Int { loadCount.load(ordering: .relaxed) }
-    var retries: Int { retryCount.load(ordering: .relaxed) }
-    var sheds: Int { shedCount.load(ordering: .relaxed) }
-
-    func loadStarted() { loadCount.wrappingAdd(1, ordering: .relaxed) }
-    func retried() { retryCount.wrappingAdd(1, ordering: .relaxed) }
-    func loadShed() { shedCount.wrappingAdd(1, ordering: .relaxed) }
 }

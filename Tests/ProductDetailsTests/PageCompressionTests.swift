@@ -1,29 +1,12 @@
 @testable import Fleet
-import Locking
 @testable import ProductDetails
+import TestSupport
 import Testing
 import Timekeeping
-import class TestSupport.InMemorySharedPageStore
 
 /// A page gets its gzip variant once, when it is stored into L1, through the `PageCompressor`
 /// port; hits never compress, small pages stay identity, and the shared cache keeps the variant.
 struct PageCompressionTests {
-    /// Stands in for the App's compressor: the body's first 8 bytes behind a marker, so a variant is recognisable
-    /// and smaller; counts its calls.
-    final class FakeCompressor: PageCompressor {
-        let calls = Locked(0)
-        let grows: Bool
-
-        init(grows: Bool = false) { self.grows = grows }
-
-        func gzip(_ body: ArraySlice<UInt8>) -> [UInt8]? {
-            calls.withLock { $0 += 1 }
-            return grows ? Array(body + body) : Array("gz:".utf8) + body.prefix(8)
-        }
-
-        var callCount: Int { calls.withLock { $0 } }
-    }
-
     static func service(
         _ compressor: FakeCompressor, minBytes: Int, catalog: FakeCatalog = FakeCatalog(), time: ManualTimeSource = ManualTimeSource(),
         shared: SharedCache? = nil

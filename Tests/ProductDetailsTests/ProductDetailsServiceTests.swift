@@ -1,5 +1,6 @@
 import Foundation
 import PureTestSupport
+import TestSupport
 import Testing
 @testable import ProductDetails
 

@@ -178,7 +178,7 @@ struct RetrierTests {
     }
 
     @Test func cancellationDuringAnAttemptIsReportedAsCancelledWhateverTheOperationThrew() async {
-        let gate = Gate()
+        let gate = CancellableGate()
         let attempts = Recorder<Int>()
         let retrier = retrier()
         let task = Task { () async -> Result<Int, UpstreamFailure> in

@@ -1,4 +1,5 @@
 import PureTestSupport
+import TestSupport
 import Testing
 @testable import ProductDetails
 

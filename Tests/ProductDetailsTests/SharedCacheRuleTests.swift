@@ -1,6 +1,7 @@
 @testable import Fleet
 @testable import ProductDetails
 import PureTestSupport
+import TestSupport
 import Testing
 import Timekeeping
 

@@ -1,5 +1,6 @@
 import Locking
 @testable import ProductDetails
+import TestSupport
 import Testing
 import Timekeeping
 

@@ -138,7 +138,7 @@ struct UpstreamBreakerTests {
         let breaker = UpstreamBreaker(upstream: .reviews, policy: Self.policy, time: time, events: events)
         for _ in 0..<5 { _ = breaker.admit(); breaker.record(.timedOut) }
         time.advance(by: .seconds(5))
-        let gate = Gate()
+        let gate = CancellableGate()
         let retrier = retrier(breaker)
         let trial = Task {
             do throws(UpstreamFailure) {

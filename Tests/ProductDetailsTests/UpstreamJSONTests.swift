@@ -40,3 +40,7 @@ struct UpstreamJSONTests {
         }
     }
 }
+
+extension String {
+    var bytes: [UInt8] { Array(utf8) }
+}

@@ -1,4 +1,5 @@
 @testable import ProductDetails
+import TestSupport
 import Testing
 import Timekeeping
 

@@ -1,4 +1,5 @@
 import PureTestSupport
+import TestSupport
 import Testing
 @testable import ProductDetails
 import Timekeeping
@@ -18,7 +19,7 @@ struct ServiceAdmissionTests {
     typealias Answer = Task<Result<DetailAnswer, ProductDetailsError>, Never>
 
     /// p1's load holds the only room, its product call held at the gate; p2's load waits.
-    func holdP1AndQueueP2(_ harness: ServiceHarness) async -> (Gate, first: Answer, second: Answer) {
+    func holdP1AndQueueP2(_ harness: ServiceHarness) async -> (CancellableGate, first: Answer, second: Answer) {
         let products = harness.catalog.productPort.hold()
         let first = Task { await harness.detail("p1") }
         await products.waitForWaiters()

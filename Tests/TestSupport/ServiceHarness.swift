@@ -1,16 +1,14 @@
-@testable import ProductDetails
-import TestSupport
-import Testing
+import ProductDetails
 import Timekeeping
 
 /// A service wired to fake upstreams, a manual clock and recorded events.
-struct ServiceHarness {
-    let catalog = FakeCatalog()
-    let time = ManualTimeSource()
-    let events = RecordingEvents()
-    let service: ProductDetailsService
+package struct ServiceHarness {
+    package let catalog = FakeCatalog()
+    package let time = ManualTimeSource()
+    package let events = RecordingEvents()
+    package let service: ProductDetailsService
 
-    init(_ settings: ServiceSettings = ServiceSettings()) {
+    package init(_ settings: ServiceSettings = ServiceSettings()) {
         // Jitter at its minimum: retries happen without parking on the manual clock.
         service = ProductDetailsService(
             products: catalog, reviews: catalog, suggestions: catalog,
@@ -19,7 +17,7 @@ struct ServiceHarness {
     }
 
     /// `detail` as a `Result`, so tests can compare outcomes.
-    func detail(_ id: String, noCache: Bool = false, observer: (any LoadObserver)? = nil) async -> Result<DetailAnswer, ProductDetailsError> {
+    package func detail(_ id: String, noCache: Bool = false, observer: (any LoadObserver)? = nil) async -> Result<DetailAnswer, ProductDetailsError> {
         do throws(ProductDetailsError) {
             return .success(try await service.detail(id: id, noCache: noCache, requestID: "req-\(id)", observer: observer))
         } catch {
@@ -29,7 +27,7 @@ struct ServiceHarness {
 
     /// The exact bytes of the complete document the fake catalogue yields for `id` (a slice, as
     /// a document holds its body).
-    static func expectedBody(_ id: String) -> ArraySlice<UInt8> {
+    package static func expectedBody(_ id: String) -> ArraySlice<UInt8> {
         DetailEncoder.encode(ProductDetail(
             product: FakeCatalog.product(id), reviews: FakeCatalog.reviews(id), suggested: FakeCatalog.suggested(id)
         ))[...]
@@ -37,6 +35,6 @@ struct ServiceHarness {
 }
 
 extension Result where Success == DetailAnswer {
-    var answer: DetailAnswer? { try? get() }
-    var text: String { answer.map { String(decoding: $0.document.body, as: UTF8.self) } ?? "" }
+    package var answer: DetailAnswer? { try? get() }
+    package var text: String { answer.map { String(decoding: $0.document.body, as: UTF8.self) } ?? "" }
 }
