@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "RESP", "EventLoop", "Locking", "TestSupport", "Timekeeping", "PureTestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Locking", "CLibUV", "TestSupport", "Timekeeping"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "EventLoop", "HTTP1", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
-        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "Fleet", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
+        .testTarget(name: "ProductDetailsTests", dependencies: ["ProductDetails", "JSON", "Locking", "Timekeeping", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "ProductDetails", "Redis", "RESP", "Timekeeping", "Locking", "TestSupport", "PureTestSupport"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "CatalogStubTests", dependencies: ["CatalogStub", "HTTPServer", "EventLoop", "HTTP1", "Timekeeping", "TestSupport", "PureTestSupport"]),

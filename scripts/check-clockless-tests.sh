@@ -17,6 +17,16 @@ unit_level=(
   Tests/TestSupport/Finished.swift
   Tests/TestSupport/ServiceHarness.swift
   Tests/MetricsTests
+  Tests/FleetTests/Replicas.swift
+  Tests/FleetTests/SharedCacheBreakerTests.swift
+  Tests/FleetTests/SharedCacheRuleTests.swift
+  Tests/FleetTests/SharedDependentInvalidationTests.swift
+  Tests/FleetTests/SharedInvalidationLogTests.swift
+  Tests/FleetTests/SharedLookWithoutTaskTests.swift
+  Tests/FleetTests/SharedLookupMachineTests.swift
+  Tests/FleetTests/SharedPageCompressionTests.swift
+  Tests/FleetTests/SharedTimeBudgetTests.swift
+  Tests/FleetTests/SharedUpstreamLoadCountTests.swift
   Tests/RedisTests/Unit
   Tests/HTTPServerTests/HTTPConnectionStateMachineTests.swift
   Tests/HTTPServerTests/ConnectionMachineDriver.swift

@@ -8,7 +8,7 @@ import TestSupport
 /// A replica on a real `redis-server` that goes away: what the wire shows and an in-memory store
 /// cannot (a refused connection through the real client). The fleet's rules (the herd, the
 /// takeover, the waiter's deadline, the stale refresh, `no-cache`, overtaken loads) are tested on
-/// an in-memory store in `ProductDetailsTests` (`SharedCacheRuleTests`).
+/// an in-memory store beside it (`SharedCacheRuleTests`).
 @Suite("Services sharing a cache on one Redis", .timeLimit(.minutes(1)))
 struct ServiceOnRedisTests {
     let server: RedisServer

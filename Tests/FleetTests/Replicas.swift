@@ -77,8 +77,3 @@ extension ProductDetailsService {
     /// The shared cache of a replica's load path; `nil` on a single node.
     var sharedCache: SharedCache? { (loads as? FleetLoads)?.shared }
 }
-
-/// The load path of a replica in `shared`'s fleet, or a single node's when it is `nil`.
-func loadPath(_ shared: SharedCache?) -> any LoadPath {
-    if let shared { FleetLoads(shared) } else { LocalLoads() }
-}
