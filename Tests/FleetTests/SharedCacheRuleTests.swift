@@ -57,8 +57,8 @@ struct SharedCacheRuleTests {
         #expect(fleet.store.calls == calls)
     }
 
-    /// An L2 hit is the request's own look: one call to the store, no load started in the
-    /// in-flight table, and no upstream work told to the request (its log line said three
+    /// A shared-cache hit is the request's own look: one call to the store, no load started in
+    /// the in-flight table, and no upstream work told to the request (its log line said three
     /// upstream attempts when the hit went through a load).
     @Test func aSharedHitIsAnsweredByTheRequestsOwnLookWithoutALoad() async throws {
         let fleet = Replicas()

@@ -5,7 +5,7 @@ import Testing
 import Timekeeping
 
 /// A request's first look at the shared cache taken on its event loop with no task
-/// (``ProductDetailsService/firstLook(_:completion:)``): an L2 hit answered through the
+/// (``ProductDetailsService/firstLook(_:completion:)``): a shared-cache hit answered through the
 /// callback, anything else handed to the load with the look already taken.
 @Suite("A shared look without a task")
 struct SharedLookWithoutTaskTests {
@@ -40,7 +40,7 @@ struct SharedLookWithoutTaskTests {
         #expect(fleet.events.count("loadStarted") == loadsBefore + 1)
         #expect(fleet.events.count("loadFinished") == loadsBefore + 1)
         #expect(fleet.catalog.productPort.calls.count == 1, "answered from the shared cache, not loaded")
-        // Kept in L1 as an L2 hit through a task would be.
+        // Kept in L1 as a shared-cache hit through a task would be.
         guard case .answered(let again) = reader.lookUpDetail(id: "p1") else {
             Issue.record("the shared page was not kept in L1")
             return
