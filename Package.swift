@@ -29,6 +29,9 @@ let lockSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["TSAN_LOC
 // its store on Redis (key layout, scripts, page format). It imports ProductDetails and Redis, and
 // runs commands through Redis's `RedisCommandRunner`, which the client conforms to and tests fake;
 // App wires it. ProductDetails knows only the seam (`LoadPath`) and never imports it.
+// Logging (the JSON log: lines formatted on the caller's thread, written by a thread of its own)
+// imports JSON, Locking, ProductDetails (trace ids) and Timekeeping; App, Fleet and the
+// executable log through it.
 let package = Package(
     name: "product-details",
     platforms: [.macOS(.v15)],
