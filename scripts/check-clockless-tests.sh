@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 unit_level=(
   Tests/HTTP1Tests
   Tests/ProductDetailsTests
+  Tests/TestSupport/CancellableGate.swift
   Tests/TestSupport/CountingObserver.swift
   Tests/TestSupport/FakeCatalog.swift
   Tests/TestSupport/FakeCompressor.swift
