@@ -7,6 +7,10 @@ import RESP
 /// only place that answers the waiter, and clears it first, so it answers exactly once whichever
 /// of the reply, the deadline and cancellation comes first.
 ///
+/// A call the client made for its caller (``RedisClient/send(_:deadline:completion:)``, `run`)
+/// carries its ``Follower``: the reply goes to the client first, which learns a redirect from it
+/// and follows it before the waiter hears the answer. One object per command either way.
+///
 /// `@unchecked Sendable`: `waiter`, `id`, `isCancelled` and `following` are touched only on
 /// `connection.loop`'s thread; the cancellation handler reaches the call through `loop.execute`.
 final class RedisCall: LoopOperation, @unchecked Sendable {
@@ -23,11 +27,24 @@ final class RedisCall: LoopOperation, @unchecked Sendable {
     var following: Task<Void, Never>?
     /// When `start` ran, on the client's time line, for the latency reported.
     private var startedAt = Duration.zero
+    /// Set for a call the client made for its caller: what follows its reply.
+    let follower: Follower?
 
-    init(connection: RedisCommandConnection, request: RedisRequest, deadline: Duration) {
+    /// What the client needs to carry a caller's command on from its first reply.
+    struct Follower {
+        let client: RedisClient
+        /// The command's cluster state after its first send.
+        let cluster: RedisClusterCall
+        let node: RedisNodeAddress
+        /// The loop the caller is on (or `loops[0]`'s, off a loop).
+        let loopIndex: Int
+    }
+
+    init(connection: RedisCommandConnection, request: RedisRequest, deadline: Duration, follower: Follower? = nil) {
         self.connection = connection
         self.request = request
         self.deadline = deadline
+        self.follower = follower
     }
 
     var loop: EventLoop { connection.loop }
@@ -61,7 +78,11 @@ final class RedisCall: LoopOperation, @unchecked Sendable {
     func finish(_ outcome: Outcome, at now: Duration) {
         guard let waiter = waiter.take() else { return }
         connection.observer.commandFinished(now - startedAt, RedisCommandOutcome(outcome))
-        waiter(outcome)
+        if let follower {
+            follower.client.replied(outcome, to: self, follower, waiter: waiter)
+        } else {
+            waiter(outcome)
+        }
     }
 }
 

@@ -122,7 +122,8 @@ package final class RedisClient: RedisCommandRunner {
     /// Runs `request` on its node's connection for the current loop. `deadline` is on `time`'s
     /// line (`time.now + budget`) and bounds every redirect and pause too. Error replies
     /// (`-ERR …`) come back as a `RESPValue`, not thrown. A cancelled caller is resumed at once
-    /// with `.cancelled`.
+    /// with `.cancelled`. The same command as ``send(_:deadline:completion:)``, awaited through
+    /// ``LoopOperation/value()`` (from any thread: it goes to its loop).
     package func run(_ request: RedisRequest, deadline: Duration) async throws(RedisClientError) -> RESPValue {
         if Task.isCancelled { throw .cancelled }
         switch state {
@@ -130,9 +131,13 @@ package final class RedisClient: RedisCommandRunner {
         case .new: throw .notConnected
         case .shutDown: throw .shutdown
         }
+        let index = EventLoop.current.flatMap { current in loops.firstIndex { $0 === current } } ?? 0
         var call = RedisClusterCall(request, deadline: deadline)
         let first = call.start(owner: owner(of: request))
-        return try await follow(&call, from: first, deadline: deadline)
+        guard let sent = firstCall(call, first, deadline: deadline, onLoop: index) else {
+            return try await follow(&call, from: first, deadline: deadline)
+        }
+        return try await sent.value().get()
     }
 
     /// `run` for a caller on one of the client's loops that waits in no task: `completion` gets
@@ -147,46 +152,62 @@ package final class RedisClient: RedisCommandRunner {
             return nil
         }
         var call = RedisClusterCall(request, deadline: deadline)
-        guard case .send(let first, let node) = call.start(owner: owner(of: request)) else { return nil }
-        let sent = RedisCall(connection: connection(to: node, onLoop: index), request: first, deadline: deadline)
-        // Captured as a constant and copied when the reply comes: a captured variable would be
-        // boxed, one more allocation for every command sent.
-        let started = call
-        sent.start(.callback { [self] outcome in
-            let reply: RESPValue
-            switch outcome {
-            case .success(let value):
-                reply = value
-            case .failure(let error):
-                failed(error, on: node)
-                completion(.failure(error))
-                return
-            }
-            // Nearly every reply: the answer, with no copy of the call to step.
-            guard RedisClusterCall.redirect(in: reply) != nil else {
-                completion(.success(reply))
-                return
-            }
-            var call = started
-            let next = replied(reply, to: &call)
-            if case .answer(let value) = next {
-                completion(.success(value))
-                return
-            }
-            let loop = loops[index]
-            let pending = call
-            sent.following = Task(executorPreference: loop) { [self] in
-                var call = pending
-                let result: Result<RESPValue, RedisClientError>
-                do throws(RedisClientError) {
-                    result = .success(try await follow(&call, from: next, deadline: deadline))
-                } catch {
-                    result = .failure(error)
-                }
-                if loop.inLoop { completion(result) } else { _ = loop.execute { completion(result) } }
-            }
-        })
+        let first = call.start(owner: owner(of: request))
+        guard let sent = firstCall(call, first, deadline: deadline, onLoop: index) else { return nil }
+        sent.start(.callback(completion))
         return { [sent] in sent.cancel() }
+    }
+
+    /// The call that sends a caller's command first, carrying what follows its reply: `call` as
+    /// its `start` left it, `first` what that said. `nil` when the command does not start with a
+    /// send (a pause first: `follow` carries it).
+    private func firstCall(
+        _ call: RedisClusterCall, _ first: RedisClusterCall.Action, deadline: Duration, onLoop index: Int
+    ) -> RedisCall? {
+        guard case .send(let request, let node) = first else { return nil }
+        return RedisCall(
+            connection: connection(to: node, onLoop: index), request: request, deadline: deadline,
+            follower: RedisCall.Follower(client: self, cluster: call, node: node, loopIndex: index))
+    }
+
+    /// A caller's command answered on `sent`'s loop: an answer goes to `waiter`; a redirect is
+    /// learnt and followed in a task (on the caller's loop), whose answer goes to `waiter` there.
+    func replied(
+        _ outcome: RedisCall.Outcome, to sent: RedisCall, _ follower: RedisCall.Follower, waiter: LoopCompletion<RedisCall.Outcome>
+    ) {
+        let reply: RESPValue
+        switch outcome {
+        case .success(let value):
+            reply = value
+        case .failure(let error):
+            failed(error, on: follower.node)
+            waiter(.failure(error))
+            return
+        }
+        // Nearly every reply: the answer, with no copy of the call to step.
+        guard RedisClusterCall.redirect(in: reply) != nil else {
+            waiter(.success(reply))
+            return
+        }
+        var call = follower.cluster
+        let next = replied(reply, to: &call)
+        if case .answer(let value) = next {
+            waiter(.success(value))
+            return
+        }
+        let loop = loops[follower.loopIndex]
+        let pending = call
+        let deadline = call.deadline
+        sent.following = Task(executorPreference: loop) { [self] in
+            var call = pending
+            let result: Result<RESPValue, RedisClientError>
+            do throws(RedisClientError) {
+                result = .success(try await follow(&call, from: next, deadline: deadline))
+            } catch {
+                result = .failure(error)
+            }
+            if loop.inLoop { waiter(result) } else { _ = loop.execute { waiter(result) } }
+        }
     }
 
     /// Carries `call` on from `action` until it answers: sends, follows redirects, pauses.
