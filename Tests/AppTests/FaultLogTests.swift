@@ -23,14 +23,17 @@ extension AppE2ETests {
 
         @Test func aRefusingUpstreamIsAWarnWithItsCause() async throws {
             let log = LogLines()
-            let closed = try unusedLoopbackPort()
+            // Held for the whole test: a port only free a moment ago was once another suite's
+            // server by the time the service called it (a 200, not a refusal).
+            let closed = try RefusingLoopbackPort()
             try await withE2E(configure: {
                 $0.logLevel = "warn"
-                $0.productsURL = "http://127.0.0.1:\(closed)"
+                $0.productsURL = "http://127.0.0.1:\(closed.port)"
             }, logDestination: log.destination) { env async throws in
                 #expect(try await env.get("/products/p61").status == 502)
                 #expect(try await env.get("/products/p62").status == 502)
             }
+            withExtendedLifetime(closed) {}
             let answers = log.requests(status: 502)
             #expect(answers.count == 2)
             #expect(answers.allSatisfy { $0["level"] as? String == "warn" && $0["cause"] as? String == "refused" && $0["upstream"] as? String == "products" })

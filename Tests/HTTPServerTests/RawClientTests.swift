@@ -14,7 +14,9 @@ struct RawClientTests {
     /// suite (CI's message-less SIGABRT). The canary thread keeps opening pipes and checks each
     /// is still open; before the fix it saw one closed under it within a few hundred refusals.
     @Test func aRefusedConnectClosesItsDescriptorOnce() async throws {
-        let port = try unusedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        let port = refusing.port
+        defer { withExtendedLifetime(refusing) {} }
         let stop = Atomic<Bool>(false)
         let stolen = Atomic<Int>(0)
         let canary = Thread {

@@ -253,8 +253,9 @@ package enum RawClientError: Error {
     case socket(Int32), connect(Int32), send(Int32), receive(Int32), closed, reset
 }
 
-/// A loopback port where nothing listens: bound to port 0, read back, closed. (Nothing in this
-/// process listens on it afterwards; the kernel hands it out again only much later.)
+/// A loopback port free a moment ago: bound to port 0, read back, closed, for a server a test
+/// starts on it. Not for "nothing listens here": the kernel may hand it to the next bind to port 0
+/// (another suite's server, running in parallel) at once; ``RefusingLoopbackPort`` holds one.
 package func unusedLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawClientError.socket(errno) }
@@ -268,4 +269,37 @@ package func unusedLoopbackPort() throws -> Int {
     }
     guard named else { throw RawClientError.socket(errno) }
     return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A loopback port that refuses every connection for as long as this lives: a socket bound to it
+/// and never listening, so a connect gets a reset (`ECONNREFUSED`) and no other socket can take
+/// the port meanwhile (a bind to port 0 never gets a port in use; a server's `SO_REUSEPORT` bind
+/// needs every socket on the port to have set it). Its socket closes when this is released:
+/// keep it alive until the test is done with the port (`withExtendedLifetime`).
+package final class RefusingLoopbackPort: Sendable {
+    package let port: Int
+    private let fd: Int32
+
+    package init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawClientError.socket(errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard named else {
+            let error = errno
+            Glibc.close(fd)
+            throw RawClientError.socket(error)
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        Glibc.close(fd)
+    }
 }
